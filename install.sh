@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# One command installs everything specdec needs on a fresh Debian machine:
+# Chromium (browser tests, screenshots), CJK fonts (so Chinese pages render in tests),
+# wrk (the load benchmark), the Python package with its test extra, and compiled catalogs.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+need=()
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v wrk >/dev/null 2>&1 || need+=(wrk)
+fc-list 2>/dev/null | grep -qi "Noto Sans CJK" || need+=(fonts-noto-cjk)
+if [ ${#need[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}"
+fi
+
+python3 -m pip install -q --disable-pip-version-check -e '.[test]'
+
+# Compiled catalogs (.mo) are build products: made here from the committed .po files.
+if compgen -G "translations/*/LC_MESSAGES/messages.po" >/dev/null; then
+  pybabel -q compile -d translations
+fi
