@@ -1,0 +1,51 @@
+"""The JSON API blueprint (`/api/...`).
+
+Route modules each do `from views.api import bp` and add routes; they are imported at the end
+of this file so their decorators run once the blueprint exists. Every error leaves as JSON: a bad
+parameter is a 400 naming it, anything else a JSON 404/405/500 without a traceback.
+"""
+from __future__ import annotations
+
+from flask import Blueprint, jsonify, request
+from flask_babel import gettext as _
+from werkzeug.exceptions import HTTPException
+
+from views.params import ParamError
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+@bp.after_request
+def _cache_answers(resp):
+    # Answers are deterministic for a given query (seeded), so they may be cached briefly;
+    # errors are not, so a fixed link starts working at once.
+    if resp.status_code == 200:
+        resp.headers.setdefault("Cache-Control", "public, max-age=300")
+    else:
+        resp.headers["Cache-Control"] = "no-store"
+    return resp
+
+
+@bp.errorhandler(ParamError)
+def _param_error(e: ParamError):
+    return jsonify(e.to_json()), 400
+
+
+@bp.errorhandler(HTTPException)
+def _http_error(e: HTTPException):
+    body = {"error": {"param": None, "allowed": None,
+                      "message": e.description or e.name, "status": e.code}}
+    return jsonify(body), e.code
+
+
+@bp.errorhandler(Exception)
+def _unexpected(e: Exception):  # pragma: no cover - a bug path; logged, never shown
+    from flask import current_app
+    current_app.logger.exception("API error on %s", request.full_path)
+    body = {"error": {"param": None, "allowed": None,
+                      "message": _("Something went wrong on the server."), "status": 500}}
+    return jsonify(body), 500
+
+
+# Route modules register themselves on `bp`; keep these imports last.
+from views.api import dist, roofline, speculative  # noqa: E402,F401

@@ -1,0 +1,1 @@
+"""Placeholder: /api/dist (next-token distribution) comes in the next commit."""
