@@ -1,0 +1,446 @@
+"""What one decoding step of a large model costs on a real GPU, on paper.
+
+The roofline model (Williams, Waterman, Patterson 2009, "Roofline: An Insightful
+Visual Performance Model for Multicore Architectures", CACM 52(4),
+doi:10.1145/1498765.1498785): a piece of work takes at least as long as its bytes
+take to arrive from memory and at least as long as its arithmetic takes on the
+units; whichever is longer is the time.  The ridge point, peak FLOP/s divided by
+bandwidth, is the number of operations per byte read at which the two balance.
+
+Applied to decoding as in Pope et al. 2022, "Efficiently Scaling Transformer
+Inference" (arXiv:2211.05102): every step reads all the weights once, and every
+stream in the batch also reads its own key/value cache, which cannot be shared;
+the arithmetic is 2 operations (a multiply and an add) per parameter per token
+position worked out.
+
+Speculative decoding as in Leviathan, Kalman, Matias 2023, "Fast Inference from
+Transformers via Speculative Decoding" (arXiv:2211.17192): a draft guesses gamma
+tokens, the target checks them in one pass; with acceptance rate alpha a pass
+writes (1 - alpha^(gamma+1)) / (1 - alpha) tokens per stream on average.
+
+Assumptions (all deliberate, all "on paper"):
+- Reading and arithmetic overlap perfectly; no kernel launch, communication,
+  sampling or scheduling overhead; bandwidth and peak are the datasheet values,
+  which real systems do not reach.
+- Arithmetic counts only the weight matrix products (2 * params per position);
+  the attention score arithmetic (which grows with the context) is left out.
+- The cache read per stream is its T tokens of context; the few positions being
+  added in the step (1, or gamma+1 when verifying) are left out.
+- A speculative cycle under batching: the draft makes gamma guesses, each
+  costing c times one plain target step at the same batch and context; then one
+  target pass reads the weights once plus every stream's cache and does the
+  arithmetic for batch * (gamma + 1) positions.  Every stream gets the same
+  expected number of tokens per cycle (acceptance is independent of the batch).
+
+Every function is pure (no I/O, no randomness) and raises ValueError naming the
+parameter and its allowed range on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import numbers
+from dataclasses import asdict, dataclass
+
+__all__ = [
+    "GPU", "Model", "GPUS", "MODELS",
+    "kv_bytes_per_token", "weight_bytes", "decode_step", "lanes",
+    "expected_tokens", "extra_arithmetic", "speculative", "breakeven_batch",
+    "best_gamma", "batch_curve", "add_cli",
+]
+
+
+@dataclass(frozen=True)
+class GPU:
+    key: str
+    label: str
+    bandwidth: float    # bytes/s, memory bandwidth from the vendor datasheet
+    peak_flops: float   # FLOP/s, dense BF16 (no structured sparsity)
+    source: str
+
+
+@dataclass(frozen=True)
+class Model:
+    key: str
+    label: str
+    params: int            # parameters (count)
+    layers: int            # transformer layers (count)
+    kv_heads: int          # key/value heads per layer (grouped-query attention)
+    head_dim: int          # numbers per head
+    bytes_per_number: int  # bytes per weight and per cache entry (BF16 = 2)
+    source: str
+
+
+_TB = 1e12   # vendor datasheets use decimal units: 1 TB/s = 1e12 bytes/s
+_TFLOP = 1e12
+
+GPUS: dict[str, GPU] = {g.key: g for g in (
+    GPU("h100-sxm", "NVIDIA H100 SXM",
+        bandwidth=3.35 * _TB, peak_flops=989.5 * _TFLOP,
+        source="NVIDIA H100 Tensor Core GPU datasheet: 3.35 TB/s HBM3; "
+               "BF16 1,979 TFLOPS with sparsity, 989.5 dense"),
+    GPU("a100-sxm-80gb", "NVIDIA A100 SXM 80GB",
+        bandwidth=2.039 * _TB, peak_flops=312 * _TFLOP,
+        source="NVIDIA A100 Tensor Core GPU datasheet: 2,039 GB/s HBM2e; "
+               "BF16 312 TFLOPS dense (624 with sparsity)"),
+    GPU("h200", "NVIDIA H200 SXM",
+        bandwidth=4.8 * _TB, peak_flops=989.5 * _TFLOP,
+        source="NVIDIA H200 Tensor Core GPU datasheet: 4.8 TB/s HBM3e; "
+               "BF16 1,979 TFLOPS with sparsity, 989.5 dense"),
+    GPU("b200", "NVIDIA B200",
+        bandwidth=8.0 * _TB, peak_flops=2250 * _TFLOP,
+        source="NVIDIA HGX B200 datasheet: 8 TB/s HBM3e per GPU; "
+               "BF16 4.5 PFLOPS with sparsity, 2.25 dense"),
+    GPU("mi300x", "AMD Instinct MI300X",
+        bandwidth=5.3 * _TB, peak_flops=1307.4 * _TFLOP,
+        source="AMD Instinct MI300X datasheet: 5.3 TB/s HBM3; "
+               "BF16 1,307.4 TFLOPS dense (2,614.9 with sparsity)"),
+)}
+
+_LLAMA3 = "Llama Team (2024), The Llama 3 Herd of Models, arXiv:2407.21783"
+MODELS: dict[str, Model] = {m.key: m for m in (
+    Model("llama-3.1-8b", "Llama 3.1 8B",
+          params=8_030_261_248, layers=32, kv_heads=8, head_dim=128, bytes_per_number=2,
+          source="Meta, Llama 3.1 8B model card and config (8,030,261,248 parameters); "
+                 f"{_LLAMA3}, Table 3 (32 layers, 4,096/32 heads = 128, 8 KV heads)"),
+    Model("llama-3.1-70b", "Llama 3.1 70B",
+          params=70_553_706_496, layers=80, kv_heads=8, head_dim=128, bytes_per_number=2,
+          source="Meta, Llama 3.1 70B model card and config (70,553,706,496 parameters); "
+                 f"{_LLAMA3}, Table 3 (80 layers, 8,192/64 heads = 128, 8 KV heads)"),
+    Model("llama-3.2-1b", "Llama 3.2 1B",
+          params=1_235_814_400, layers=16, kv_heads=8, head_dim=64, bytes_per_number=2,
+          source="Meta, Llama 3.2 1B model card and config (1,235,814,400 parameters, "
+                 "16 layers, 2,048/32 heads = 64, 8 KV heads)"),
+)}
+
+FLOPS_PER_PARAM = 2   # one multiply and one add per parameter per token position
+
+# Ranges accepted by the CLI (the pure functions accept any non-negative size).
+BATCH_MAX = 65_536
+CONTEXT_MAX = 131_072     # Llama 3.1's context window, 128K tokens
+GAMMA_MAX = 16
+LANES_MAX = 4_096
+
+
+# --- validation -----------------------------------------------------------
+
+def _int_in(name: str, value, lo: int, hi: int | None = None) -> int:
+    # Accept Python and numpy integers, and floats that are whole (e.g. 64.0).
+    ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    if not ok and isinstance(value, numbers.Real) and not isinstance(value, bool):
+        ok = math.isfinite(value) and float(value).is_integer()
+    if not ok:
+        raise ValueError(f"{name} must be an integer {_range(lo, hi)}, got {value!r}")
+    value = int(value)
+    if value < lo or (hi is not None and value > hi):
+        raise ValueError(f"{name} must be an integer {_range(lo, hi)}, got {value}")
+    return value
+
+
+def _float_in(name: str, value, lo: float, hi: float | None = None) -> float:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number {_range(lo, hi)}, got {value!r}") from None
+    if isinstance(value, bool) or not math.isfinite(x) or x < lo or (hi is not None and x > hi):
+        raise ValueError(f"{name} must be a number {_range(lo, hi)}, got {value!r}")
+    return x
+
+
+def _range(lo, hi) -> str:
+    return f"{lo}..{hi}" if hi is not None else f">= {lo}"
+
+
+def _gpu(gpu: GPU | str) -> GPU:
+    if isinstance(gpu, GPU):
+        return gpu
+    if gpu in GPUS:
+        return GPUS[gpu]
+    raise ValueError(f"gpu must be one of {', '.join(GPUS)}, got {gpu!r}")
+
+
+def _model(model: Model | str) -> Model:
+    if isinstance(model, Model):
+        return model
+    if model in MODELS:
+        return MODELS[model]
+    raise ValueError(f"model must be one of {', '.join(MODELS)}, got {model!r}")
+
+
+# --- one step ---------------------------------------------------------------
+
+def kv_bytes_per_token(model: Model | str) -> int:
+    """Cache bytes one token adds: keys and values, every layer, every KV head."""
+    m = _model(model)
+    return 2 * m.layers * m.kv_heads * m.head_dim * m.bytes_per_number
+
+
+def weight_bytes(model: Model | str) -> int:
+    m = _model(model)
+    return m.params * m.bytes_per_number
+
+
+def ridge_ops_per_byte(gpu: GPU | str) -> float:
+    g = _gpu(gpu)
+    return g.peak_flops / g.bandwidth
+
+
+def decode_step(gpu: GPU | str, model: Model | str, batch: int = 1, context: int = 0,
+                positions: int = 1) -> dict:
+    """One forward pass: `batch` streams, each with `context` cached tokens, each
+    working out `positions` token positions (1 when decoding, gamma+1 when checking).
+
+    Tokens per second counts one written token per stream per step.
+    """
+    g, m = _gpu(gpu), _model(model)
+    batch = _int_in("batch", batch, 1)
+    context = _int_in("context", context, 0)
+    positions = _int_in("positions", positions, 1)
+
+    w = weight_bytes(m)
+    kv_tok = kv_bytes_per_token(m)
+    kv = batch * context * kv_tok                    # each stream reads its own cache
+    total = w + kv                                   # weights once for the whole batch
+    flops = FLOPS_PER_PARAM * m.params * batch * positions
+    t_mem = total / g.bandwidth
+    t_comp = flops / g.peak_flops
+    t = max(t_mem, t_comp)
+    return {
+        "gpu": g.key, "model": m.key, "batch": batch, "context": context,
+        "positions": positions,
+        "weight_bytes": w,
+        "kv_bytes": kv,
+        "kv_bytes_per_token": kv_tok,
+        "bytes_per_step": total,
+        "flops": flops,
+        "t_memory_s": t_mem,
+        "t_compute_s": t_comp,
+        "ms_per_step": t * 1e3,
+        "tokens_per_s": batch / t,
+        # Share of the step the arithmetic units are working (reading and
+        # arithmetic overlap, so the busier side sets the time).
+        "arithmetic_busy": t_comp / t,
+        "memory_busy": t_mem / t,
+        "bound": "memory" if t_mem >= t_comp else "compute",
+        "intensity_ops_per_byte": flops / total,
+        "ridge_ops_per_byte": ridge_ops_per_byte(g),
+    }
+
+
+def lanes(gpu: GPU | str, model: Model | str, n: int) -> dict:
+    """n token positions worked out in one read of the weights (streams in a batch
+    or guesses being checked), no cache.  `lanes_to_keep_up` is the number of lanes
+    at which the arithmetic takes as long as the reading: the ridge point divided
+    by the operations per byte one lane does (2 / bytes_per_number)."""
+    g, m = _gpu(gpu), _model(model)
+    n = _int_in("n", n, 1)
+    step = decode_step(g, m, batch=1, context=0, positions=n)
+    per_lane = FLOPS_PER_PARAM / m.bytes_per_number   # ops per weight byte, one lane
+    keep_up = ridge_ops_per_byte(g) / per_lane
+    return {
+        "n": n,
+        "arithmetic_busy": step["arithmetic_busy"],
+        "ms_per_step": step["ms_per_step"],
+        "intensity_ops_per_byte": step["intensity_ops_per_byte"],
+        "ridge_ops_per_byte": step["ridge_ops_per_byte"],
+        "lanes_to_keep_up": keep_up,
+        "lanes_to_keep_up_whole": math.ceil(keep_up),
+        "bound": step["bound"],
+    }
+
+
+# --- speculation ---------------------------------------------------------
+
+def expected_tokens(alpha: float, gamma: int) -> float:
+    """Tokens written per target pass: (1 - alpha^(gamma+1)) / (1 - alpha);
+    gamma + 1 at alpha = 1 (Leviathan et al. 2023, eq. 1).
+    Kept here so the module stands alone; sim.theory has the same formula."""
+    alpha = _float_in("alpha", alpha, 0.0, 1.0)
+    gamma = _int_in("gamma", gamma, 0)
+    if alpha == 1.0:
+        return float(gamma + 1)
+    return (1.0 - alpha ** (gamma + 1)) / (1.0 - alpha)
+
+
+def extra_arithmetic(alpha: float, gamma: int) -> float:
+    """Target arithmetic per written token relative to plain decoding: a pass
+    works out gamma + 1 positions and writes expected_tokens of them (the draft's
+    arithmetic left out, as Leviathan et al. do)."""
+    return (gamma + 1) / expected_tokens(alpha, gamma)
+
+
+def speculative(gpu: GPU | str, model: Model | str, batch: int, context: int,
+                gamma: int, alpha: float, c: float) -> dict:
+    """Plain decoding against speculative decoding at the same batch and context.
+
+    Cycle time = gamma * c * (plain step) + (target pass over gamma+1 positions);
+    each stream gains expected_tokens(alpha, gamma) per cycle."""
+    gamma = _int_in("gamma", gamma, 1)
+    alpha = _float_in("alpha", alpha, 0.0, 1.0)
+    c = _float_in("c", c, 0.0)
+    plain = decode_step(gpu, model, batch, context, positions=1)
+    verify = decode_step(gpu, model, batch, context, positions=gamma + 1)
+    t_plain = plain["ms_per_step"] / 1e3
+    t_draft = gamma * c * t_plain
+    t_verify = verify["ms_per_step"] / 1e3
+    t_cycle = t_draft + t_verify
+    e = expected_tokens(alpha, gamma)
+    tps_plain = plain["tokens_per_s"]
+    tps_spec = plain["batch"] * e / t_cycle
+    return {
+        "gpu": plain["gpu"], "model": plain["model"],
+        "batch": plain["batch"], "context": plain["context"],
+        "gamma": gamma, "alpha": alpha, "c": c,
+        "expected_tokens": e,
+        "ms_per_step_plain": plain["ms_per_step"],
+        "ms_draft": t_draft * 1e3,
+        "ms_verify": verify["ms_per_step"],
+        "ms_per_cycle": t_cycle * 1e3,
+        "tokens_per_s_plain": tps_plain,
+        "tokens_per_s_spec": tps_spec,
+        "speedup": tps_spec / tps_plain,
+        "arithmetic_busy_plain": plain["arithmetic_busy"],
+        "arithmetic_busy_verify": verify["arithmetic_busy"],
+        "bound_plain": plain["bound"],
+        "bound_verify": verify["bound"],
+        "extra_arithmetic": extra_arithmetic(alpha, gamma),
+    }
+
+
+def breakeven_batch(gpu: GPU | str, model: Model | str, context: int, gamma: int,
+                    alpha: float, c: float) -> int | None:
+    """Smallest batch at which speculation no longer speeds decoding up
+    (speedup <= 1); 1 if it does not pay even alone; None if it pays at every batch.
+
+    The speed-up is E / (gamma*c + t_verify/t_plain) and the ratio
+    t_verify/t_plain never falls as the batch grows (both are max(a + bB, fB)-shaped
+    with the verify pass's arithmetic slope gamma+1 times larger), so the speed-up
+    never rises with the batch and a bisection on it is exact."""
+    g, m = _gpu(gpu), _model(model)
+    context = _int_in("context", context, 0)
+
+    def pays(b: int) -> bool:
+        return speculative(g, m, b, context, gamma, alpha, c)["speedup"] > 1.0
+
+    if not pays(1):
+        return 1
+    # Limit of t_verify/t_plain as B -> infinity: per-stream slopes of the two maxima.
+    b_slope = context * kv_bytes_per_token(m) / g.bandwidth
+    f_slope = FLOPS_PER_PARAM * m.params / g.peak_flops
+    limit_ratio = max(b_slope, (gamma + 1) * f_slope) / max(b_slope, f_slope)
+    if expected_tokens(alpha, gamma) / (gamma * c + limit_ratio) > 1.0:
+        return None
+    lo, hi = 1, 2                      # pays(lo) is True; grow hi until it fails
+    while pays(hi):
+        lo, hi = hi, hi * 2
+        if hi > 1 << 62:               # numerically at the limit: treat as always paying
+            return None
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if pays(mid):
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def best_gamma(gpu: GPU | str, model: Model | str, batch: int, context: int,
+               alpha: float, c: float, gamma_max: int = GAMMA_MAX) -> tuple[int, float]:
+    """The gamma in 1..gamma_max with the largest speed-up (smallest on ties).
+    The speed-up may be below 1: then plain decoding is faster than any gamma."""
+    gamma_max = _int_in("gamma_max", gamma_max, 1)
+    best = (1, -math.inf)
+    for gamma in range(1, gamma_max + 1):
+        s = speculative(gpu, model, batch, context, gamma, alpha, c)["speedup"]
+        if s > best[1]:
+            best = (gamma, s)
+    return best
+
+
+def batch_curve(gpu: GPU | str, model: Model | str, context: int, batches,
+                gamma: int | None = None, alpha: float | None = None,
+                c: float | None = None) -> list[dict]:
+    """One row per batch size: the plain step, and with gamma, alpha and c all
+    given, the speculative numbers too (keys prefixed as in `speculative`)."""
+    given = [x is not None for x in (gamma, alpha, c)]
+    if any(given) and not all(given):
+        raise ValueError("gamma, alpha and c must be given together")
+    rows = []
+    for b in batches:
+        step = decode_step(gpu, model, b, context)
+        row = {"batch": step["batch"], "ms_per_step": step["ms_per_step"],
+               "tokens_per_s": step["tokens_per_s"],
+               "arithmetic_busy": step["arithmetic_busy"],
+               "bytes_per_step": step["bytes_per_step"], "kv_bytes": step["kv_bytes"],
+               "bound": step["bound"]}
+        if gamma is not None:
+            s = speculative(gpu, model, b, context, gamma, alpha, c)
+            row.update(tokens_per_s_spec=s["tokens_per_s_spec"], speedup=s["speedup"],
+                       ms_per_cycle=s["ms_per_cycle"],
+                       arithmetic_busy_verify=s["arithmetic_busy_verify"])
+        rows.append(row)
+    return rows
+
+
+# --- command line ------------------------------------------------------------
+
+def add_cli(subparsers) -> argparse.ArgumentParser:
+    """Register `roofline` on an argparse subparsers object."""
+    p = subparsers.add_parser(
+        "roofline",
+        help="cost of one decoding step on a GPU, plain and speculative",
+        description="Roofline model of one decoding step (on paper). "
+                    "Use --gpu list or --model list to see the presets.")
+    p.add_argument("--gpu", default="h100-sxm", help=f"one of {', '.join(GPUS)}, or list")
+    p.add_argument("--model", default="llama-3.1-8b",
+                   help=f"one of {', '.join(MODELS)}, or list")
+    p.add_argument("--batch", type=_cli_int, default=1, help=f"streams, 1..{BATCH_MAX}")
+    p.add_argument("--context", type=_cli_int, default=0,
+                   help=f"cached tokens per stream, 0..{CONTEXT_MAX}")
+    p.add_argument("--lanes", type=_cli_int, default=None,
+                   help=f"also report n lanes sharing one read, 1..{LANES_MAX}")
+    p.add_argument("--gamma", type=_cli_int, default=None, help=f"guesses per cycle, 1..{GAMMA_MAX}")
+    p.add_argument("--alpha", type=_cli_float, default=0.8, help="acceptance rate, 0..1")
+    p.add_argument("--c", type=_cli_float, default=0.1,
+                   help="draft cost per guess relative to a target step, 0..1")
+    p.set_defaults(handler=_cli)
+    return p
+
+
+def _cli_int(text: str):
+    # Keep the raw text if it is not an integer so _cli can name the parameter.
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def _cli_float(text: str):
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def _cli(args) -> dict:
+    if args.gpu == "list":
+        return {"gpus": {k: asdict(g) for k, g in GPUS.items()}}
+    if args.model == "list":
+        return {"models": {k: asdict(m) for k, m in MODELS.items()}}
+    gpu, model = _gpu(args.gpu), _model(args.model)
+    batch = _int_in("batch", args.batch, 1, BATCH_MAX)
+    context = _int_in("context", args.context, 0, CONTEXT_MAX)
+    out = decode_step(gpu, model, batch, context)
+    if args.lanes is not None:
+        out["lanes"] = lanes(gpu, model, _int_in("lanes", args.lanes, 1, LANES_MAX))
+    if args.gamma is not None:
+        gamma = _int_in("gamma", args.gamma, 1, GAMMA_MAX)
+        alpha = _float_in("alpha", args.alpha, 0.0, 1.0)
+        c = _float_in("c", args.c, 0.0, 1.0)
+        spec = speculative(gpu, model, batch, context, gamma, alpha, c)
+        out["speculative"] = spec
+        out["tokens_per_s_spec"] = spec["tokens_per_s_spec"]
+        out["speedup"] = spec["speedup"]
+        out["breakeven_batch"] = breakeven_batch(gpu, model, context, gamma, alpha, c)
+    return out
