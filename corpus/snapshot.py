@@ -1,0 +1,108 @@
+"""Compact count snapshots: what the app knows of each book.
+
+A snapshot holds the vocabulary and the counts of every 1-, 2- and 3-gram in the token streams of
+``corpus.text`` (n-grams never cross a document boundary, as with NLTK's ``everygrams`` applied to
+each document), plus the sha256 of every source file. ``python -m corpus build`` writes
+``corpus/en.json`` and ``corpus/zh.json``; they are committed, the books are not.
+
+Token ids follow the vocabulary order: most frequent first, ties by the token's code points, so a
+rebuild from the same texts gives the same bytes.
+"""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from . import text
+
+FORMAT = 1
+HERE = Path(__file__).resolve().parent
+
+
+def snapshot_path(lang: str) -> Path:
+    return HERE / f"{lang}.json"
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    lang: str
+    vocab: tuple[str, ...]
+    unigrams: tuple[int, ...]                    # count of token id i
+    bigrams: tuple[tuple[int, int, int], ...]    # (a, b, count)
+    trigrams: tuple[tuple[int, int, int, int], ...]  # (a, b, c, count)
+    sources: tuple[dict, ...]
+    documents: int
+
+    @property
+    def n_tokens(self) -> int:
+        return sum(self.unigrams)
+
+
+def count(lang: str, documents: list[list[str]]) -> dict:
+    """Count the n-grams of the documents into the snapshot's JSON-ready form."""
+    uni = Counter(tok for doc in documents for tok in doc)
+    vocab = sorted(uni, key=lambda tok: (-uni[tok], tok))
+    ids = {tok: i for i, tok in enumerate(vocab)}
+    bi, tri = Counter(), Counter()
+    for doc in documents:
+        d = [ids[tok] for tok in doc]
+        bi.update(zip(d, d[1:]))
+        tri.update(zip(d, d[1:], d[2:]))
+    return {
+        "format": FORMAT,
+        "lang": lang,
+        "tokenizer": text.EN_PATTERN if lang == "en" else "one Unicode character, whitespace dropped",
+        "documents": len(documents),
+        "tokens": sum(uni.values()),
+        "vocab": vocab,
+        "unigrams": [uni[tok] for tok in vocab],
+        "bigrams": [[a, b, n] for (a, b), n in sorted(bi.items())],
+        "trigrams": [[a, b, c, n] for (a, b, c), n in sorted(tri.items())],
+    }
+
+
+def dumps(data: dict) -> str:
+    """JSON with one n-gram per line, so a change to the counts reads as a diff."""
+    head = {k: v for k, v in data.items() if k not in ("vocab", "unigrams", "bigrams", "trigrams")}
+    out = ["{"]
+    for key, value in head.items():
+        out.append(f"{json.dumps(key)}: {json.dumps(value, ensure_ascii=False)},")
+    out.append(f'"vocab": {json.dumps(data["vocab"], ensure_ascii=False)},')
+    out.append(f'"unigrams": {json.dumps(data["unigrams"])},')
+    for key in ("bigrams", "trigrams"):
+        rows = ",\n".join(json.dumps(row, separators=(",", ":")) for row in data[key])
+        out.append(f'"{key}": [\n{rows}\n]' + ("," if key == "bigrams" else ""))
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def build(lang: str, source: Path | None = None) -> str:
+    """The snapshot text for one language, from the book texts."""
+    paths = text.source_files(lang, source)
+    data = count(lang, text.read_documents(lang, source))
+    base = paths[0].parent.parent if lang == "zh" else paths[0].parent
+    data["sources"] = [{"file": p.relative_to(base).as_posix(), "sha256": text.sha256(p)} for p in paths]
+    # Keep the header keys in a fixed order.
+    order = ["format", "lang", "sources", "tokenizer", "documents", "tokens", "vocab", "unigrams", "bigrams", "trigrams"]
+    return dumps({k: data[k] for k in order})
+
+
+@lru_cache(maxsize=None)
+def load(lang: str) -> Snapshot:
+    if lang not in text.LANGS:
+        raise ValueError(f"lang must be one of {text.LANGS}, not {lang!r}")
+    data = json.loads(snapshot_path(lang).read_text(encoding="utf-8"))
+    if data["format"] != FORMAT:
+        raise ValueError(f"{snapshot_path(lang)} has format {data['format']}, expected {FORMAT}")
+    return Snapshot(
+        lang=lang,
+        vocab=tuple(data["vocab"]),
+        unigrams=tuple(data["unigrams"]),
+        bigrams=tuple(map(tuple, data["bigrams"])),
+        trigrams=tuple(map(tuple, data["trigrams"])),
+        sources=tuple(data["sources"]),
+        documents=data["documents"],
+    )

@@ -1,0 +1,113 @@
+"""From the books to token streams.
+
+English: Lewis Carroll, *Alice's Adventures in Wonderland* (Project Gutenberg eBook #11).
+Chinese: five stories of Lu Xun's 《呐喊》 (故乡, 社戏, 孔乙己, 一件小事, 风波).
+Provenance and hashes: ``../shared/corpus/SOURCES.md``.
+
+Cleaning (English)
+  * keep what lies between the ``*** START OF ...`` and ``*** END OF ...`` markers, and of that only
+    the story: from the second ``CHAPTER I.`` line (the first is in the table of contents) to
+    ``THE END``;
+  * drop ``[Illustration]`` lines and the ``*   *   *`` separator lines;
+  * drop the ``_`` italics markers; keep everything else, case and punctuation included.
+  The text is split into one document per chapter, so no n-gram spans two chapters.
+
+Tokens (English)
+  A token is a word or a single punctuation mark, case kept ("Mock" and "mock" differ). A word is a
+  run of letters or digits that may carry apostrophes or hyphens *inside* it (``Alice’s``,
+  ``don’t``, ``Rabbit-Hole``): regular expression ``\\w+(?:[’'\\-]\\w+)*``. Every other
+  non-space character is a token by itself (``,`` ``“`` ``—`` ``?`` ...). Whitespace is dropped.
+  NLTK's ``RegexpTokenizer`` applies the pattern.
+
+Cleaning and tokens (Chinese)
+  Each story file is one document, title and closing date line included. A token is one Unicode
+  character, punctuation included; whitespace (spaces, newlines, the BOM) is dropped.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+from nltk.tokenize import RegexpTokenizer
+
+LANGS = ("en", "zh")
+
+# The stories in the order of the book (《呐喊》, 1923).
+NAHAN_FILES = ("kong_yiji.txt", "yijian_xiaoshi.txt", "fengbo.txt", "guxiang.txt", "shexi.txt")
+ALICE_FILE = "alice.txt"
+
+EN_PATTERN = r"\w+(?:[’'\-]\w+)*|[^\w\s]"
+_en_tokenizer = RegexpTokenizer(EN_PATTERN)
+
+
+class SourceMissing(FileNotFoundError):
+    """The book texts are not where we looked for them."""
+
+
+def default_source() -> Path:
+    """``../shared/corpus`` seen from the project's root."""
+    return Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
+
+
+def source_files(lang: str, source: Path | None = None) -> list[Path]:
+    source = Path(source) if source else default_source()
+    names = [ALICE_FILE] if lang == "en" else [f"nahan/{name}" for name in NAHAN_FILES]
+    paths = [source / name for name in names]
+    missing = [str(p) for p in paths if not p.is_file()]
+    if missing:
+        raise SourceMissing(f"book text not found: {', '.join(missing)}")
+    return paths
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def clean_alice(raw: str) -> list[str]:
+    """The story of Alice, one string per chapter (see the module docstring for the rules)."""
+    text = raw.lstrip("\ufeff")
+    start = text.index("\n", text.index("*** START OF")) + 1
+    text = text[start:text.index("*** END OF")]
+    lines = text.split("\n")
+    chapter_lines = [i for i, line in enumerate(lines) if re.fullmatch(r"CHAPTER [IVXL]+\.", line.strip())]
+    if len(chapter_lines) != 12:
+        raise ValueError(f"expected 12 chapter headings, found {len(chapter_lines)}")
+    end = next(i for i, line in enumerate(lines) if line.strip() == "THE END")
+    keep = []
+    for line in lines[chapter_lines[0]:end + 1]:
+        stripped = line.strip()
+        if stripped == "[Illustration]" or re.fullmatch(r"\*(\s+\*)+", stripped):
+            continue
+        keep.append(line.replace("_", ""))
+    chapters, current = [], []
+    for line in keep:
+        if re.fullmatch(r"CHAPTER [IVXL]+\.", line.strip()) and current:
+            chapters.append("\n".join(current))
+            current = []
+        current.append(line)
+    chapters.append("\n".join(current))
+    return chapters
+
+
+def tokenize_en(text: str) -> list[str]:
+    return _en_tokenizer.tokenize(text)
+
+
+def tokenize_zh(text: str) -> list[str]:
+    return [ch for ch in text if not ch.isspace() and ch != "\ufeff"]
+
+
+def tokenize(lang: str, text: str) -> list[str]:
+    return tokenize_en(text) if lang == "en" else tokenize_zh(text)
+
+
+def read_documents(lang: str, source: Path | None = None) -> list[list[str]]:
+    """The token streams of one language, one list per document (chapter or story)."""
+    if lang not in LANGS:
+        raise ValueError(f"lang must be one of {LANGS}, not {lang!r}")
+    paths = source_files(lang, source)
+    if lang == "en":
+        raw = paths[0].read_text(encoding="utf-8")
+        return [tokenize_en(chapter) for chapter in clean_alice(raw)]
+    return [tokenize_zh(p.read_text(encoding="utf-8")) for p in paths]
