@@ -1,0 +1,384 @@
+"""Tests for sim/roofline.py.
+
+The seed plate's figures are reproduced from the presets alone; each expected
+value is worked out by hand in the comment next to it.
+"""
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from sim import roofline as r
+
+H100 = r.GPUS["h100-sxm"]
+L8B = r.MODELS["llama-3.1-8b"]
+REPO = Path(__file__).resolve().parent.parent
+
+
+# --- presets ---------------------------------------------------------------
+
+def test_presets_present_and_sourced():
+    for key in ("h100-sxm", "a100-sxm-80gb", "h200"):
+        assert key in r.GPUS
+    assert len(r.GPUS) >= 4
+    for key in ("llama-3.1-8b", "llama-3.1-70b"):
+        assert key in r.MODELS
+    assert any(m.params < 2e9 for m in r.MODELS.values())     # a draft-sized model
+    for g in r.GPUS.values():
+        assert g.source and g.label and g.bandwidth > 1e12 and g.peak_flops > 1e14
+    for m in r.MODELS.values():
+        assert m.source and m.label
+
+
+def test_h100_is_dense_not_sparse():
+    # The datasheet's 1,979 TFLOPS BF16 is with 2:4 sparsity; dense is half.
+    assert H100.peak_flops == pytest.approx(1979e12 / 2)
+    assert H100.bandwidth == 3.35e12
+
+
+def test_presets_are_frozen():
+    with pytest.raises(Exception):
+        H100.bandwidth = 1.0
+
+
+def _llama_params(vocab, d, layers, heads, kv_heads, head_dim, ffn, tied):
+    # Embedding (+ separate output head unless tied), per layer: q, k, v, o
+    # projections, three MLP matrices, two RMSNorm vectors; one final norm.
+    per_layer = (d * heads * head_dim + 2 * d * kv_heads * head_dim
+                 + heads * head_dim * d + 3 * d * ffn + 2 * d)
+    return vocab * d * (1 if tied else 2) + layers * per_layer + d
+
+
+@pytest.mark.parametrize("key, shape", [
+    ("llama-3.1-8b", dict(vocab=128256, d=4096, layers=32, heads=32, kv_heads=8,
+                          head_dim=128, ffn=14336, tied=False)),
+    ("llama-3.1-70b", dict(vocab=128256, d=8192, layers=80, heads=64, kv_heads=8,
+                           head_dim=128, ffn=28672, tied=False)),
+    ("llama-3.2-1b", dict(vocab=128256, d=2048, layers=16, heads=32, kv_heads=8,
+                          head_dim=64, ffn=8192, tied=True)),
+])
+def test_parameter_counts_follow_from_the_architecture(key, shape):
+    # The quoted counts (e.g. 8,030,261,248) must be what the published shapes give.
+    m = r.MODELS[key]
+    assert _llama_params(**shape) == m.params
+    assert (m.layers, m.kv_heads, m.head_dim) == (shape["layers"], shape["kv_heads"],
+                                                  shape["head_dim"])
+
+
+# --- the seed plate's single stream ------------------------------------------
+
+def test_single_stream_figures():
+    s = r.decode_step(H100, L8B)
+    # 8,030,261,248 params x 2 bytes = 16,060,522,496 B ~ 16 GB
+    assert s["weight_bytes"] == 16_060_522_496
+    assert round(s["weight_bytes"] / 1e9) == 16
+    # 16.06e9 B / 3.35e12 B/s = 4.794 ms  -> "4.8 ms"
+    assert round(s["ms_per_step"], 1) == 4.8
+    # 1 / 4.794 ms = 208.6 tokens/s  -> "about 209"
+    assert round(s["tokens_per_s"]) == 209
+    # 2 x 8.03e9 = 16.06e9 ops ("about 16 billion"); / 989.5e12 = 0.0162 ms (< 0.02 ms)
+    assert round(s["flops"] / 1e9) == 16
+    assert s["t_compute_s"] < 0.02e-3
+    # 0.01623 / 4.794 = 0.339 % busy, 99.66 % idle -> "0.3 %" and "99.7 %"
+    assert round(100 * s["arithmetic_busy"], 1) == 0.3
+    assert round(100 * (1 - s["arithmetic_busy"]), 1) == 99.7
+    assert s["bound"] == "memory"
+    assert s["intensity_ops_per_byte"] == pytest.approx(1.0)   # 2 ops / 2 bytes
+
+
+def test_ridge_point():
+    # 989.5e12 / 3.35e12 = 295.37 ops/byte -> "about 295"
+    s = r.decode_step(H100, L8B)
+    assert round(s["ridge_ops_per_byte"]) == 295
+
+
+# --- batch ------------------------------------------------------------------
+
+def test_batch_64_weights_only():
+    s = r.decode_step(H100, L8B, batch=64, context=0)
+    # Same 16 GB read; 64 tokens / 4.794 ms = 13,349.5 -> "about 13,350"
+    assert s["bytes_per_step"] == 16_060_522_496
+    assert round(s["tokens_per_s"], -1) == 13_350
+    # 64 x 0.339 % = 21.7 % -> "22 %"
+    assert round(100 * s["arithmetic_busy"]) == 22
+    assert s["tokens_per_s"] == pytest.approx(64 * r.decode_step(H100, L8B)["tokens_per_s"])
+
+
+def test_kv_cache_per_token():
+    # 2 (K and V) x 32 layers x 8 heads x 128 x 2 bytes = 131,072 B -> "131 KB"
+    assert r.kv_bytes_per_token(L8B) == 131_072
+    assert round(r.kv_bytes_per_token(L8B) / 1e3) == 131
+    # 70B: 2 x 80 x 8 x 128 x 2 = 327,680 B; 1B: 2 x 16 x 8 x 64 x 2 = 32,768 B
+    assert r.kv_bytes_per_token("llama-3.1-70b") == 327_680
+    assert r.kv_bytes_per_token("llama-3.2-1b") == 32_768
+
+
+def test_batch_64_with_4096_cache():
+    s = r.decode_step(H100, L8B, batch=64, context=4096)
+    # 64 x 4,096 x 131,072 = 34,359,738,368 B -> "about 34 GB"
+    assert s["kv_bytes"] == 34_359_738_368
+    assert round(s["kv_bytes"] / 1e9) == 34
+    # 16.06 + 34.36 = 50.42 GB -> "about 50 GB per step"
+    assert round(s["bytes_per_step"] / 1e9) == 50
+    # 50.42e9 / 3.35e12 = 15.05 ms; 64 / 15.05 ms = 4,252 -> "about 4,250"
+    assert round(s["tokens_per_s"], -1) == 4_250
+    assert s["bound"] == "memory"
+
+
+# --- lanes ------------------------------------------------------------------
+
+def test_nine_lanes():
+    ln = r.lanes(H100, L8B, 9)
+    # 9 x 0.339 % = 3.05 % -> "about 3 %"
+    assert round(100 * ln["arithmetic_busy"]) == 3
+    # one lane does 2 ops per 2-byte weight = 1 op/byte, so 295.37 lanes reach the ridge
+    assert round(ln["lanes_to_keep_up"]) == 295
+    assert ln["lanes_to_keep_up_whole"] == 296
+    assert r.lanes(H100, L8B, 295)["arithmetic_busy"] < 1.0
+    assert r.lanes(H100, L8B, 296)["arithmetic_busy"] == 1.0
+
+
+def test_lanes_equal_batch_without_cache():
+    # Guesses checked in one pass cost the same as streams when there is no cache.
+    for n in (1, 9, 300):
+        a = r.decode_step(H100, L8B, batch=1, positions=n)
+        b = r.decode_step(H100, L8B, batch=n, positions=1)
+        assert a["ms_per_step"] == pytest.approx(b["ms_per_step"])
+
+
+# --- limits ------------------------------------------------------------------
+
+def test_huge_batch_is_compute_bound():
+    s = r.decode_step(H100, L8B, batch=100_000, context=0)
+    assert s["bound"] == "compute"
+    assert s["arithmetic_busy"] == 1.0
+    # tokens/s saturates at peak / (2 x params) = 989.5e12 / 16.06e9 = 61,611
+    assert s["tokens_per_s"] == pytest.approx(H100.peak_flops / (2 * L8B.params))
+
+
+def test_batch_at_ridge_switches_bound():
+    # Weights only: compute-bound once batch > ridge (295.37).
+    assert r.decode_step(H100, L8B, batch=295)["bound"] == "memory"
+    assert r.decode_step(H100, L8B, batch=296)["bound"] == "compute"
+
+
+def test_zero_context_reads_no_cache():
+    s = r.decode_step(H100, L8B, batch=64, context=0)
+    assert s["kv_bytes"] == 0
+    assert s["bytes_per_step"] == s["weight_bytes"]
+
+
+def test_long_context_stays_memory_bound():
+    # Per stream, 4,096 cached tokens cost 537 MB of reading but only 16 GFLOP of
+    # arithmetic (30 ops/byte < 295): no batch size makes it compute-bound.
+    for b in (1, 64, 1024, 100_000):
+        assert r.decode_step(H100, L8B, batch=b, context=4096)["bound"] == "memory"
+
+
+@settings(max_examples=60, deadline=None)
+@given(batch=st.integers(1, 5000), context=st.integers(0, 131072),
+       gpu=st.sampled_from(sorted(r.GPUS)), model=st.sampled_from(sorted(r.MODELS)))
+def test_step_invariants(batch, context, gpu, model):
+    s = r.decode_step(gpu, model, batch, context)
+    assert 0 < s["arithmetic_busy"] <= 1 and 0 < s["memory_busy"] <= 1
+    assert max(s["arithmetic_busy"], s["memory_busy"]) == 1.0
+    assert s["ms_per_step"] / 1e3 == pytest.approx(max(s["t_memory_s"], s["t_compute_s"]))
+    # More streams never make a step faster, nor fewer tokens per second.
+    s2 = r.decode_step(gpu, model, batch + 1, context)
+    assert s2["ms_per_step"] >= s["ms_per_step"]
+    assert s2["tokens_per_s"] >= s["tokens_per_s"]
+
+
+# --- speculation ---------------------------------------------------------
+
+def test_expected_tokens():
+    # (1 - 0.6^3) / 0.4 = 0.784 / 0.4 = 1.96
+    assert r.expected_tokens(0.6, 2) == pytest.approx(1.96)
+    assert r.expected_tokens(1.0, 4) == 5.0
+    assert r.expected_tokens(0.0, 4) == 1.0
+
+
+def test_leviathan_extra_arithmetic():
+    # alpha = 0.6, gamma = 2: a pass works out 3 positions and writes 1.96 tokens:
+    # 3 / 1.96 = 1.531 -> "+53 % arithmetic"; speed 1.96x -> "+96 %" (draft left out, c = 0)
+    assert round(100 * (r.extra_arithmetic(0.6, 2) - 1)) == 53
+    s = r.speculative(H100, L8B, batch=1, context=0, gamma=2, alpha=0.6, c=0.0)
+    assert round(100 * (s["speedup"] - 1)) == 96
+    assert s["extra_arithmetic"] == pytest.approx(3 / 1.96)
+
+
+def test_speculative_single_stream():
+    # gamma 4, alpha 0.8: E = (1 - 0.8^5) / 0.2 = 3.3616; verify pass still memory
+    # bound (5 lanes << 295), so the cycle = 4 x 0.1 x 4.794 + 4.794 = 1.4 x 4.794 ms;
+    # speed-up = 3.3616 / 1.4 = 2.4011
+    s = r.speculative(H100, L8B, 1, 0, gamma=4, alpha=0.8, c=0.1)
+    assert s["expected_tokens"] == pytest.approx(3.3616)
+    assert s["ms_per_cycle"] == pytest.approx(1.4 * 4.794185819701493)
+    assert s["speedup"] == pytest.approx(3.3616 / 1.4)
+    assert s["tokens_per_s_spec"] == pytest.approx(s["speedup"] * s["tokens_per_s_plain"])
+
+
+def test_speculation_stops_paying_as_batch_grows_without_cache():
+    # Same settings: the verify pass becomes compute-bound at batch > 295.37/5 = 59.07,
+    # then t_verify/t_plain = 5B/295.37; speed-up <= 1 once that exceeds
+    # E - gamma c = 3.3616 - 0.4 = 2.9616, i.e. B >= 2.9616 x 59.07 = 174.96 -> 175.
+    b = r.breakeven_batch(H100, L8B, 0, gamma=4, alpha=0.8, c=0.1)
+    assert b == 175
+    assert r.speculative(H100, L8B, 174, 0, 4, 0.8, 0.1)["speedup"] > 1
+    assert r.speculative(H100, L8B, 175, 0, 4, 0.8, 0.1)["speedup"] <= 1
+    # At a huge batch both passes are compute bound: 3.3616 / (0.4 + 5) = 0.6225
+    assert r.speculative(H100, L8B, 10**6, 0, 4, 0.8, 0.1)["speedup"] == pytest.approx(
+        3.3616 / 5.4)
+
+
+def test_long_context_keeps_speculation_paying():
+    # With 4,096 cached tokens per stream, reading stays the bottleneck at every batch,
+    # so the speed-up never drops below E / (1 + gamma c) = 3.3616 / 1.4.
+    assert r.breakeven_batch(H100, L8B, 4096, gamma=4, alpha=0.8, c=0.1) is None
+    s = r.speculative(H100, L8B, 1024, 4096, 4, 0.8, 0.1)
+    assert s["speedup"] == pytest.approx(3.3616 / 1.4)
+    # The same batch without the cache is far past break-even.
+    assert r.speculative(H100, L8B, 1024, 0, 4, 0.8, 0.1)["speedup"] < 1
+
+
+def test_breakeven_when_speculation_never_pays():
+    # alpha = 0: E = 1 token per cycle, and drafting costs extra: never pays.
+    assert r.breakeven_batch(H100, L8B, 0, gamma=4, alpha=0.0, c=0.1) == 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(context=st.sampled_from([0, 512, 2048]), gamma=st.integers(1, 8),
+       alpha=st.floats(0.3, 0.95), c=st.floats(0.0, 0.3))
+def test_breakeven_is_the_first_batch_that_does_not_pay(context, gamma, alpha, c):
+    b = r.breakeven_batch(H100, L8B, context, gamma, alpha, c)
+    if b is None:
+        assert r.speculative(H100, L8B, 10**7, context, gamma, alpha, c)["speedup"] > 1
+    else:
+        assert r.speculative(H100, L8B, b, context, gamma, alpha, c)["speedup"] <= 1
+        if b > 1:
+            assert r.speculative(H100, L8B, b - 1, context, gamma, alpha, c)["speedup"] > 1
+
+
+def test_best_gamma():
+    # Single stream, c = 0.1, alpha = 0.8: speed-up E(g) / (1 + 0.1 g) by hand:
+    # g=5: 3.6893/1.5 = 2.4595; g=6: 3.9514/1.6 = 2.4696; g=7: 4.1611/1.7 = 2.4477
+    g, s = r.best_gamma(H100, L8B, 1, 0, alpha=0.8, c=0.1)
+    assert g == 6
+    assert s == pytest.approx((1 - 0.8 ** 7) / 0.2 / 1.6)
+    # With a big batch and no cache, the best gamma is small and may not pay at all.
+    g2, s2 = r.best_gamma(H100, L8B, 1024, 0, alpha=0.8, c=0.1)
+    assert g2 < g and s2 < 1
+
+
+def test_batch_curve():
+    rows = r.batch_curve(H100, L8B, 4096, [1, 64, 256], gamma=4, alpha=0.8, c=0.1)
+    assert [row["batch"] for row in rows] == [1, 64, 256]
+    assert rows[1]["tokens_per_s"] == pytest.approx(
+        r.decode_step(H100, L8B, 64, 4096)["tokens_per_s"])
+    assert all("speedup" in row for row in rows)
+    plain = r.batch_curve(H100, L8B, 0, np.array([1, 2]))   # numpy ints accepted
+    assert "speedup" not in plain[0]
+    with pytest.raises(ValueError, match="together"):
+        r.batch_curve(H100, L8B, 0, [1], gamma=4)
+
+
+# --- validation ------------------------------------------------------------
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: r.decode_step("h999", L8B), "gpu"),
+    (lambda: r.decode_step(H100, "gpt-9"), "model"),
+    (lambda: r.decode_step(H100, L8B, batch=0), "batch"),
+    (lambda: r.decode_step(H100, L8B, batch=1.5), "batch"),
+    (lambda: r.decode_step(H100, L8B, batch=True), "batch"),
+    (lambda: r.decode_step(H100, L8B, context=-1), "context"),
+    (lambda: r.decode_step(H100, L8B, positions=0), "positions"),
+    (lambda: r.lanes(H100, L8B, 0), "n"),
+    (lambda: r.speculative(H100, L8B, 1, 0, 0, 0.5, 0.1), "gamma"),
+    (lambda: r.speculative(H100, L8B, 1, 0, 4, 1.5, 0.1), "alpha"),
+    (lambda: r.speculative(H100, L8B, 1, 0, 4, float("nan"), 0.1), "alpha"),
+    (lambda: r.speculative(H100, L8B, 1, 0, 4, 0.5, -0.1), "c"),
+])
+def test_bad_input_names_the_parameter(call, name):
+    with pytest.raises(ValueError, match=rf"^{name} must be"):
+        call()
+
+
+# --- command line ----------------------------------------------------------
+
+def _handler(argv):
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers()
+    r.add_cli(sub)
+    args = parser.parse_args(["roofline", *argv])
+    return args.handler(args)
+
+
+def test_cli_handler_plain_and_speculative():
+    out = _handler(["--gpu", "h100-sxm", "--model", "llama-3.1-8b",
+                    "--batch", "64", "--context", "4096"])
+    for key in ("ms_per_step", "tokens_per_s", "arithmetic_busy", "bytes_per_step",
+                "kv_bytes_per_token", "ridge_ops_per_byte"):
+        assert key in out
+    assert round(out["tokens_per_s"], -1) == 4250
+    assert "speedup" not in out
+    out = _handler(["--gamma", "4", "--alpha", "0.8", "--c", "0.1"])
+    assert out["speedup"] == pytest.approx(3.3616 / 1.4)
+    assert out["tokens_per_s_spec"] == out["speculative"]["tokens_per_s_spec"]
+    json.dumps(out)   # the whole object must be JSON-serialisable
+
+
+def test_cli_handler_lists():
+    assert set(_handler(["--gpu", "list"])["gpus"]) == set(r.GPUS)
+    assert set(_handler(["--model", "list"])["models"]) == set(r.MODELS)
+
+
+@pytest.mark.parametrize("argv, name", [
+    (["--gpu", "tpu"], "gpu"), (["--model", "x"], "model"),
+    (["--batch", "0"], "batch"), (["--batch", "abc"], "batch"),
+    (["--batch", str(r.BATCH_MAX + 1)], "batch"),
+    (["--context", str(r.CONTEXT_MAX + 1)], "context"),
+    (["--gamma", "17"], "gamma"), (["--gamma", "4", "--alpha", "2"], "alpha"),
+    (["--gamma", "4", "--c", "x"], "c"), (["--lanes", "0"], "lanes"),
+])
+def test_cli_handler_rejects_bad_input(argv, name):
+    with pytest.raises(ValueError, match=rf"^{name} must be") as e:
+        _handler(argv)
+    assert "\n" not in str(e.value)
+
+
+_HAS_MAIN = (REPO / "sim" / "__main__.py").exists()
+
+
+def _run(*argv):
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    return subprocess.run([sys.executable, "-m", "sim", "roofline", *argv], cwd=REPO,
+                          env=env, capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.skipif(not _HAS_MAIN, reason="sim/__main__.py (the lead's) not there yet")
+def test_cli_subprocess():
+    p = _run("--gpu", "h100-sxm", "--model", "llama-3.1-8b", "--batch", "1",
+             "--context", "0", "--gamma", "2", "--alpha", "0.6", "--c", "0")
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert round(out["tokens_per_s"]) == 209
+    assert round(100 * (out["speedup"] - 1)) == 96
+    p = _run("--gpu", "list")
+    assert p.returncode == 0 and "h100-sxm" in json.loads(p.stdout)["gpus"]
+
+
+@pytest.mark.skipif(not _HAS_MAIN, reason="sim/__main__.py (the lead's) not there yet")
+@pytest.mark.parametrize("argv", [["--gpu", "nope"], ["--batch", "-3"], ["--gamma", "99"]])
+def test_cli_subprocess_errors(argv):
+    p = _run(*argv)
+    assert p.returncode == 2
+    assert len(p.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in p.stderr
