@@ -1,0 +1,78 @@
+// Section 4 "Until the first wrong guess": the token tape grows one pass of the target at a time.
+// A dot marks a kept guess; a diamond marks a token the target wrote itself (replacement or bonus).
+// renderTape / tapeCell are exported for the bench (section 13).
+import { bindControls, fetchRun, fmt, h, onState, player, showError } from "./spec-shared.js";
+
+const WRITTEN_BY_TARGET = new Set(["replaced", "bonus"]);
+
+// One cell of the tape. kind: "context" | "kept" | "replaced" | "bonus".
+export function tapeCell(token, kind, passIndex, t) {
+  const mark = kind === "context" ? null : WRITTEN_BY_TARGET.has(kind) ? "◆" : "●";
+  const label = kind === "context" ? null : t(`mark_${kind}`);
+  return h(
+    "li",
+    { class: `tape-cell tape-cell--${kind}${passIndex % 2 ? " tape-cell--odd" : ""}`, "data-kind": kind,
+      "data-pass": kind === "context" ? null : passIndex, title: label },
+    h("span", { class: "tape-tok", text: token }),
+    h("span", { class: "tape-mark", "aria-hidden": "true", text: mark || "" }),
+    label ? h("span", { class: "visually-hidden", text: ` (${label})` }) : null,
+  );
+}
+
+// Fill `list` with the context and the tokens written by the first `passes` steps of `run`.
+export function renderTape(list, run, passes, t) {
+  list.replaceChildren(...run.context.map((tok) => tapeCell(tok, "context", 0, t)));
+  run.steps.slice(0, passes).forEach((step, i) => appendPass(list, step, i, t));
+}
+
+export function appendPass(list, step, passIndex, t) {
+  for (const w of step.written) list.append(tapeCell(w.token, w.kind, passIndex, t));
+}
+
+export function mount(el, ctx) {
+  const t = (k) => ctx.t(k);
+  const list = el.querySelector(".tape");
+  const out = (name) => el.querySelector(`[data-out=${name}]`);
+  let run = null;
+  let passes = 0;
+
+  const readout = () => {
+    const written = run.steps.slice(0, passes).reduce((n, s) => n + s.written.length, 0);
+    const kept = run.steps.slice(0, passes)
+      .reduce((n, s) => n + s.written.filter((w) => w.kind === "kept").length, 0);
+    out("passes").textContent = fmt(passes, 0);
+    out("tokens").textContent = fmt(written, 0);
+    out("kept").textContent = fmt(kept, 0);
+    out("per-pass").textContent = passes ? fmt(written / passes, 2) : "—";
+    const status = el.querySelector("[data-out=status]");
+    if (status) {
+      const last = run.steps[passes - 1];
+      status.textContent = !last ? t("status_start")
+        : last.bonus !== null && last.bonus !== undefined ? t("status_bonus")
+        : t("status_replaced").replace("{n}", fmt(last.written.length - 1, 0));
+    }
+  };
+
+  const step = () => {
+    if (!run || passes >= run.steps.length) return;
+    appendPass(list, run.steps[passes], passes, t);
+    passes += 1;
+    readout();
+    if (!ctx.reducedMotion) list.lastElementChild?.scrollIntoView({ block: "nearest", inline: "nearest" });
+  };
+  const reset = () => {
+    if (!run) return;
+    passes = 0;
+    renderTape(list, run, 0, t);
+    readout();
+  };
+  player(el, ctx, { step, reset, canStep: () => run && passes < run.steps.length });
+  bindControls(el, ctx);
+
+  const load = () =>
+    fetchRun(ctx)
+      .then((r) => { run = r; reset(); el.dataset.ready = "1"; })
+      .catch((e) => showError(el, e));
+  onState(["gamma", "draft", "greedy", "rule", "seed"], load);
+  load();
+}
