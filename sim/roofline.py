@@ -43,6 +43,11 @@ import math
 import numbers
 from dataclasses import asdict, dataclass
 
+try:  # the lead's sim.theory holds the one shared formula for E[tokens]
+    from sim import theory as _theory
+except ImportError:  # pragma: no cover - only before sim/theory.py lands
+    _theory = None
+
 __all__ = [
     "GPU", "Model", "GPUS", "MODELS",
     "kv_bytes_per_token", "weight_bytes", "decode_step", "lanes",
@@ -253,14 +258,15 @@ def lanes(gpu: GPU | str, model: Model | str, n: int) -> dict:
 # --- speculation ---------------------------------------------------------
 
 def expected_tokens(alpha: float, gamma: int) -> float:
-    """Tokens written per target pass: (1 - alpha^(gamma+1)) / (1 - alpha);
-    gamma + 1 at alpha = 1 (Leviathan et al. 2023, eq. 1).
-    Kept here so the module stands alone; sim.theory has the same formula."""
+    """Tokens written per target pass: (1 - alpha^(gamma+1)) / (1 - alpha), i.e.
+    1 + alpha + ... + alpha^gamma; gamma + 1 at alpha = 1 (Leviathan et al. 2023, eq. 1).
+    Validated here (so errors name the parameter), computed by sim.theory when present."""
     alpha = _float_in("alpha", alpha, 0.0, 1.0)
     gamma = _int_in("gamma", gamma, 0)
-    if alpha == 1.0:
-        return float(gamma + 1)
-    return (1.0 - alpha ** (gamma + 1)) / (1.0 - alpha)
+    if _theory is not None:
+        return _theory.expected_tokens(alpha, gamma)
+    # Fallback while sim.theory is absent: the finite sum, exact at alpha = 0 and 1.
+    return float(sum(alpha ** k for k in range(gamma + 1)))
 
 
 def extra_arithmetic(alpha: float, gamma: int) -> float:

@@ -191,10 +191,11 @@ def test_step_invariants(batch, context, gpu, model):
     assert 0 < s["arithmetic_busy"] <= 1 and 0 < s["memory_busy"] <= 1
     assert max(s["arithmetic_busy"], s["memory_busy"]) == 1.0
     assert s["ms_per_step"] / 1e3 == pytest.approx(max(s["t_memory_s"], s["t_compute_s"]))
-    # More streams never make a step faster, nor fewer tokens per second.
+    # More streams never make a step faster, nor fewer tokens per second (equal on
+    # the compute-bound plateau, up to rounding in the last bit).
     s2 = r.decode_step(gpu, model, batch + 1, context)
     assert s2["ms_per_step"] >= s["ms_per_step"]
-    assert s2["tokens_per_s"] >= s["tokens_per_s"]
+    assert s2["tokens_per_s"] >= s["tokens_per_s"] * (1 - 1e-12)
 
 
 # --- speculation ---------------------------------------------------------
@@ -382,3 +383,10 @@ def test_cli_subprocess_errors(argv):
     assert p.returncode == 2
     assert len(p.stderr.strip().splitlines()) == 1
     assert "Traceback" not in p.stderr
+
+
+def test_expected_tokens_agrees_with_closed_form():
+    # (1 - a^(g+1)) / (1 - a), the paper's form, for a grid away from a = 1.
+    for a in (0.0, 0.1, 0.5, 0.6, 0.9, 0.99):
+        for g in range(0, 9):
+            assert r.expected_tokens(a, g) == pytest.approx((1 - a ** (g + 1)) / (1 - a))
