@@ -50,7 +50,7 @@ except ImportError:  # pragma: no cover - only before sim/theory.py lands
 
 __all__ = [
     "GPU", "Model", "GPUS", "MODELS",
-    "kv_bytes_per_token", "weight_bytes", "decode_step", "lanes",
+    "kv_bytes_per_token", "weight_bytes", "ridge_ops_per_byte", "decode_step", "lanes",
     "expected_tokens", "extra_arithmetic", "speculative", "breakeven_batch",
     "best_gamma", "batch_curve", "add_cli",
 ]
