@@ -1,0 +1,153 @@
+"""The specdec web app: `create_app()` wires Babel, the plate and API blueprints, filters, headers.
+
+Run with `gunicorn 'app:create_app()'` or `flask --app app run`.
+"""
+from __future__ import annotations
+
+import math
+from importlib import resources
+from pathlib import Path
+
+from flask import Flask, jsonify, redirect, render_template, request, send_file, url_for
+from flask_babel import Babel, format_decimal, format_percent
+from flask_babel import gettext as _
+from jinja2 import Undefined
+from werkzeug.exceptions import HTTPException
+
+LANGS = ("en", "zh")
+DEFAULT_LANG = "en"
+HERE = Path(__file__).resolve().parent
+
+# plotly.js ships inside the Python plotly package; we serve that file so nothing loads from a CDN.
+PLOTLY_JS = resources.files("plotly") / "package_data" / "plotly.min.js"
+# A year: the file only changes when the plotly package is upgraded (then the ETag changes too).
+VENDOR_MAX_AGE_S = 365 * 24 * 3600
+
+# One policy for every response; only frame-ancestors differs between embeds and full pages.
+# Styles allow 'unsafe-inline' because plotly sets style attributes and injects rules; scripts
+# never do: no inline scripts or handlers anywhere, and nothing from another origin.
+_CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+        "img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; "
+        "base-uri 'self'; form-action 'self'; frame-ancestors {ancestors}")
+
+
+def select_locale() -> str:
+    """The page's language comes from the URL; API calls send Accept-Language or ?lang=."""
+    args = request.view_args or {}
+    if args.get("lang") in LANGS:
+        return args["lang"]
+    if request.args.get("lang") in LANGS:
+        return request.args["lang"]
+    return request.accept_languages.best_match(LANGS) or DEFAULT_LANG
+
+
+def preferred_lang() -> str:
+    return request.accept_languages.best_match(LANGS) or DEFAULT_LANG
+
+
+def _decimals_format(decimals: int) -> str:
+    decimals = max(0, int(decimals))
+    return "#,##0" + ("." + "0" * decimals if decimals else "")
+
+
+def _missing(x) -> bool:
+    return x is None or isinstance(x, Undefined) or (isinstance(x, float) and not math.isfinite(x))
+
+
+def num_filter(x, decimals: int = 0) -> str:
+    """Locale-aware number with a fixed number of decimals: 13350.4|num(0) -> "13,350"."""
+    if _missing(x):
+        return "–"
+    return format_decimal(x, format=_decimals_format(decimals))
+
+
+def pct_filter(x, decimals: int = 0) -> str:
+    """Locale-aware percentage of a fraction: 0.997|pct(1) -> "99.7%"."""
+    if _missing(x):
+        return "–"
+    return format_percent(x, format=_decimals_format(decimals) + "%")
+
+
+def security_headers(resp):
+    embed = request.path.startswith("/embed/")
+    resp.headers["Content-Security-Policy"] = _CSP.format(ancestors="*" if embed else "'self'")
+    if not embed:
+        # Older browsers ignore frame-ancestors; X-Frame-Options has no "any site" value, so
+        # embeds send none and rely on the CSP above.
+        resp.headers["X-Frame-Options"] = "SAMEORIGIN"
+    resp.headers["X-Content-Type-Options"] = "nosniff"
+    resp.headers["Referrer-Policy"] = "strict-origin-when-cross-origin"
+    return resp
+
+
+def create_app(test_config: dict | None = None) -> Flask:
+    app = Flask(__name__, static_folder="static", template_folder="templates")
+    app.config.from_mapping(
+        BABEL_DEFAULT_LOCALE=DEFAULT_LANG,
+        BABEL_TRANSLATION_DIRECTORIES=str(HERE / "translations"),
+        JSON_SORT_KEYS=False,
+    )
+    app.json.ensure_ascii = False  # Chinese tokens stay readable in API answers
+    app.json.sort_keys = False
+    if test_config:
+        app.config.update(test_config)
+
+    Babel(app, locale_selector=select_locale)
+    app.jinja_env.filters["num"] = num_filter
+    app.jinja_env.filters["pct"] = pct_filter
+    app.jinja_env.add_extension("jinja2.ext.i18n")  # {% trans %} blocks, same catalog
+
+    from views.api import bp as api_bp
+    from views.plate import bp as plate_bp
+    app.register_blueprint(plate_bp)
+    app.register_blueprint(api_bp)
+
+    app.after_request(security_headers)
+
+    @app.get("/")
+    def root():
+        return redirect(url_for("plate.page", lang=preferred_lang()), code=302)
+
+    @app.get("/specdec/")
+    def specdec_root():
+        return redirect(url_for("plate.page", lang=preferred_lang()), code=302)
+
+    @app.get("/vendor/plotly.min.js")
+    def plotly_js():
+        with resources.as_file(PLOTLY_JS) as path:
+            resp = send_file(path, mimetype="text/javascript", max_age=VENDOR_MAX_AGE_S,
+                             conditional=True, etag=True)
+        resp.headers["Cache-Control"] = f"public, max-age={VENDOR_MAX_AGE_S}, immutable"
+        return resp
+
+    @app.errorhandler(HTTPException)
+    def http_error(e: HTTPException):
+        # The API blueprint answers its own errors; unmatched /api/ URLs land here.
+        if request.path.startswith("/api/"):
+            body = {"error": {"param": None, "allowed": None,
+                              "message": e.description or e.name, "status": e.code}}
+            return jsonify(body), e.code
+        lang = _lang_from_path(request.path)
+        return render_template("plate/error.html", lang=lang, code=e.code,
+                               title=_("Page not found") if e.code == 404 else e.name), e.code
+
+    @app.errorhandler(Exception)
+    def server_error(e: Exception):
+        app.logger.exception("Unhandled error on %s", request.full_path)
+        if request.path.startswith("/api/"):
+            body = {"error": {"param": None, "allowed": None,
+                              "message": _("Something went wrong on the server."),
+                              "status": 500}}
+            return jsonify(body), 500
+        return render_template("plate/error.html", lang=_lang_from_path(request.path), code=500,
+                               title=_("Something went wrong on the server.")), 500
+
+    return app
+
+
+def _lang_from_path(path: str) -> str:
+    parts = [p for p in path.split("/") if p]
+    for p in parts[:2]:
+        if p in LANGS:
+            return p
+    return DEFAULT_LANG
