@@ -74,7 +74,9 @@ class NGramModel:
             keys, row_of = np.unique(pair, return_inverse=True)
             self._pair_row = {int(k): i for i, k in enumerate(keys)}
             self._tri = _Rows(row_of, t[:, 2], t[:, 3], len(keys))
-        self.dist_cached = lru_cache(maxsize=2048)(self._dist)
+        # Contexts repeat a lot in running text: keep recent distributions and their cumulative sums.
+        self._dist_cached = lru_cache(maxsize=4096)(self._dist)
+        self._cdf_cached = lru_cache(maxsize=4096)(self._cdf)
 
     @classmethod
     def from_snapshot(cls, snap: corpus.Snapshot, order: int) -> "NGramModel":
@@ -86,13 +88,25 @@ class NGramModel:
     def decode(self, ids: Sequence[int]) -> list[str]:
         return [self.vocab[i] for i in ids]
 
+    def _key(self, context: Sequence[int]) -> tuple[int, ...]:
+        k = self.order - 1
+        return tuple(context[-k:]) if k else ()
+
     def dist(self, context: Sequence[int] = ()) -> np.ndarray:
         """P(· | context) over the whole vocabulary (read-only array that sums to 1).
 
         Only the last ``order − 1`` ids of the context are read."""
-        k = self.order - 1
-        key = tuple(int(i) for i in context[len(context) - k:]) if k and len(context) else ()
-        return self.dist_cached(key)
+        return self._dist_cached(self._key(context))
+
+    def sample(self, context: Sequence[int], rng: np.random.Generator) -> int:
+        """One token drawn from P(· | context), by inverting the cached cumulative sum."""
+        cdf = self._cdf_cached(self._key(context))
+        return min(int(np.searchsorted(cdf, rng.random() * cdf[-1], side="right")), self.V - 1)
+
+    def _cdf(self, h: tuple[int, ...]) -> np.ndarray:
+        cdf = np.cumsum(self._dist_cached(h))
+        cdf.setflags(write=False)
+        return cdf
 
     def _dist(self, h: tuple[int, ...]) -> np.ndarray:
         if not h:
@@ -104,21 +118,21 @@ class NGramModel:
         p.setflags(write=False)
         return p
 
-    def _bigram(self, b: int) -> np.ndarray:
+    def _bigram(self, b: int, scale: float = 1.0) -> np.ndarray:
+        """scale · P_2(· | b), built in one pass over the vocabulary (the trigram asks for γ_h · P_2)."""
         if b == UNK or self._bi.total[b] == 0:
-            return self._p1.copy()
+            return scale * self._p1
         nxt, cnt, total, g = self._bi.row(b)
-        p = g * self._p1
-        p[nxt] += (1.0 - g) * cnt / total
+        p = (scale * g) * self._p1
+        p[nxt] += (scale * (1.0 - g) / total) * cnt
         return p
 
     def _trigram(self, a: int, b: int) -> np.ndarray:
-        lower = self._bigram(b)
         k = self._pair_row.get(a * self.V + b) if a != UNK and b != UNK else None
         if k is None:
-            return lower
+            return self._bigram(b)
         nxt, cnt, total, g = self._tri.row(k)
-        p = g * lower
+        p = self._bigram(b, scale=g)
         p[nxt] += (1.0 - g) * cnt / total
         return p
 

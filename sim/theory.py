@@ -1,0 +1,87 @@
+"""What a guess is worth, on paper.
+
+Leviathan, Kalman, Matias (2023), arXiv:2211.17192: with acceptance rate α, assumed the same at every
+position, a cycle with γ guesses writes on average (Eq. 1)
+
+    E[tokens] = (1 − α^(γ+1)) / (1 − α)                      (γ + 1 at α = 1)
+
+and, if one draft run costs c times one target run, a cycle costs γc + 1 target runs, so the
+speed-up over plain decoding is (Theorem 3.8)
+
+    S(α, γ, c) = (1 − α^(γ+1)) / ((1 − α)(γc + 1)).
+
+The target's arithmetic per written token grows by the factor (Theorem 3.11, with the draft's own
+arithmetic left out) (γ + 1) / E[tokens]. The break-even α solves S = 1.
+"""
+from __future__ import annotations
+
+import math
+
+GAMMA_MAX = 16
+
+
+def _check(alpha: float, gamma: int | None = None, c: float | None = None) -> None:
+    if not (0.0 <= alpha <= 1.0) or math.isnan(alpha):
+        raise ValueError("alpha must be between 0 and 1")
+    if gamma is not None and (gamma < 0 or int(gamma) != gamma):
+        raise ValueError("gamma must be a whole number ≥ 0")
+    if c is not None and (not (c >= 0.0) or math.isinf(c)):
+        raise ValueError("c must be a finite number ≥ 0")
+
+
+def expected_tokens(alpha: float, gamma: int) -> float:
+    """Mean tokens written per target pass; the sum 1 + α + … + α^γ, exact at α = 0 and α = 1."""
+    _check(alpha, gamma)
+    if alpha == 1.0:
+        return float(gamma + 1)
+    # The closed form loses digits as α → 1; the finite sum does not and γ is small.
+    return float(sum(alpha ** k for k in range(gamma + 1)))
+
+
+def speedup(alpha: float, gamma: int, c: float) -> float:
+    """Tokens per unit time with speculation over plain decoding."""
+    _check(alpha, gamma, c)
+    return expected_tokens(alpha, gamma) / (gamma * c + 1.0)
+
+
+def best_gamma(alpha: float, c: float, gamma_max: int = GAMMA_MAX) -> tuple[int, float]:
+    """The γ in 1..gamma_max with the largest speed-up (the smallest such γ on a tie)."""
+    _check(alpha, None, c)
+    best = max(range(1, gamma_max + 1), key=lambda g: (speedup(alpha, g, c), -g))
+    return best, speedup(alpha, best, c)
+
+
+def break_even_alpha(gamma: int, c: float) -> float | None:
+    """The α at which speculation is exactly as fast as plain decoding (S = 1).
+
+    S grows with α from 1/(γc + 1) at α = 0 to (γ + 1)/(γc + 1) at α = 1, so a root exists iff
+    c ≤ 1 (c = 0: it is α = 0). None when no α pays (c > 1)."""
+    _check(0.0, gamma, c)
+    if gamma < 1:
+        raise ValueError("gamma must be at least 1")
+    target = gamma * c + 1.0
+    if target > gamma + 1.0:
+        return None
+    if c == 0.0:
+        return 0.0
+    lo, hi = 0.0, 1.0
+    for _ in range(100):  # bisection to machine precision
+        mid = (lo + hi) / 2
+        if expected_tokens(mid, gamma) < target:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def extra_arithmetic(alpha: float, gamma: int) -> float:
+    """Factor by which the target's arithmetic per written token grows (draft left out).
+
+    Each cycle computes γ + 1 positions and keeps E[tokens] of them: α = 0.6, γ = 2 gives
+    3 / 1.96 = 1.53, i.e. +53 % arithmetic for a 1.96× (+96 %) speed-up at c = 0."""
+    return (gamma + 1) / expected_tokens(alpha, gamma)
+
+
+def speedup_curve(alpha: float, c: float, gamma_max: int = GAMMA_MAX) -> list[dict]:
+    return [{"gamma": g, "expected_tokens": expected_tokens(alpha, g), "speedup": speedup(alpha, g, c)}
+            for g in range(1, gamma_max + 1)]
