@@ -34,15 +34,6 @@ PAPERS = [
 ]
 
 
-def _examples():
-    """sim.examples, or None while it is not there yet (the page still renders)."""
-    try:
-        from sim import examples
-        return examples
-    except ImportError:  # pragma: no cover - only before the lead's module lands
-        return None
-
-
 def tokenize(text: str, lang: str) -> list[str]:
     """Split a context exactly as the corpus was split (words and punctuation; characters)."""
     from corpus import tokenize as corpus_tokenize
@@ -50,11 +41,9 @@ def tokenize(text: str, lang: str) -> list[str]:
 
 
 def default_context(lang: str) -> str:
-    ex = _examples()
-    if ex is not None and hasattr(ex, "tubes_context"):
-        ctx = ex.tubes_context(lang)
-        return ctx if isinstance(ctx, str) else ("" if lang == "zh" else " ").join(ctx)
-    return ", when" if lang == "en" else "，"
+    """The tubes' context (", when" in English; chosen from the data in Chinese)."""
+    from sim import examples
+    return ("" if lang == "zh" else " ").join(examples.tubes_context(lang))
 
 
 def _context_ids(lang: str, context: str):
@@ -64,19 +53,80 @@ def _context_ids(lang: str, context: str):
     return M, tokens, M.encode(tokens)
 
 
+def _plain(o):
+    """numpy scalars -> Python (sim's traces hold numpy bools, which JSON cannot encode)."""
+    if isinstance(o, dict):
+        return {k: _plain(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [_plain(v) for v in o]
+    if isinstance(o, np.generic):
+        return o.item()
+    return o
+
+
+class _Recorder:
+    """Wraps a model and remembers every context its `dist` was asked about.
+
+    sim's Step keeps the proposals only up to the first refusal, but section 3 shows all γ
+    guesses the draft wrote. The target's last look-up in a pass reads the context followed by
+    every guess, so the guesses are recovered from it without touching the loop.
+    """
+
+    def __init__(self, model):
+        self._m = model
+        self.calls: list[tuple[int, ...]] = []
+
+    def dist(self, context=()):
+        self.calls.append(tuple(context))
+        return self._m.dist(context)
+
+    def __getattr__(self, name):
+        return getattr(self._m, name)
+
+
+def _residual_rows(step, vocab, top=6) -> list[dict] | None:
+    """p, q and the normalised residual for the tokens the replacement is most likely drawn from,
+    plus the refused guess (residual 0) so the reader sees why it cannot come back."""
+    if step.residual is None or not step.proposals:
+        return None
+    pr = step.proposals[-1]
+    p, q, res = pr.p_dist, pr.q_dist, step.residual
+    idx = [int(i) for i in np.argsort(-res, kind="stable")[:top]]
+    for extra in (pr.token, step.replacement):
+        if extra is not None and extra not in idx:
+            idx.append(int(extra))
+    return [{"token": vocab[i], "p": float(p[i]), "q": float(q[i]), "residual": float(res[i]),
+             "refused": bool(i == pr.token), "drawn": bool(i == step.replacement)} for i in idx]
+
+
 def run_json(lang, draft, gamma, greedy, rule, tokens, seed, context=""):
     from sim import theory
     from sim.speculative import generate
     models = load_models(lang)
     M, ctx_tokens, ids = _context_ids(lang, context)
     rng = np.random.default_rng(seed)
-    run = generate(M, models[draft], ids, tokens, gamma, rng, greedy=greedy, rule=rule)
+    target, q_model = _Recorder(M), models[draft]
+    run = generate(target, q_model, ids, tokens, gamma, rng, greedy=greedy, rule=rule)
     out = run.to_json(M.vocab, top=8)
+    # Each pass made γ + 1 target look-ups; the last one's context ends with all γ guesses.
+    calls = iter(target.calls)
+    for step, sj in zip(run.steps, out["steps"]):
+        for pj in sj["proposals"]:
+            pj["accepted"] = bool(pj["accepted"])  # sim gives numpy bools; JSON needs Python's
+        looked = [next(calls) for _ in range(step.gamma + 1)] if step.gamma else [next(calls, ())]
+        if step.gamma:
+            full = list(looked[-1])
+            base, guesses = full[:-step.gamma], full[-step.gamma:]
+            sj["guesses"] = [
+                {"token": M.vocab[g], "q": float(q_model.dist(base + guesses[:i])[g]),
+                 "p": float(M.dist(base + guesses[:i])[g])}
+                for i, g in enumerate(guesses)]
+        sj["residual_rows"] = _residual_rows(step, M.vocab)
     out["context"] = ctx_tokens
     out["params"] = {"lang": lang, "draft": draft, "gamma": gamma, "greedy": greedy,
                      "rule": rule, "tokens": tokens, "seed": seed}
-    if gamma >= 1:
-        out["tokens_per_pass_formula"] = theory.expected_tokens(out["alpha"], gamma)
+    out["tokens_per_pass_formula"] = (theory.expected_tokens(out["alpha"], gamma)
+                                      if out["alpha"] is not None else None)
     return out
 
 
@@ -85,7 +135,7 @@ def tubes_json(lang, draft, rule, rounds, trials, seed, context=""):
     models = load_models(lang)
     M, ctx_tokens, ids = _context_ids(lang, context)
     rng = np.random.default_rng(seed)
-    out = run_tubes(M, models[draft], ids, rounds, trials, rng, rule=rule)
+    out = _plain(run_tubes(M, models[draft], ids, rounds, trials, rng, rule=rule))
     out["context"] = ctx_tokens
     out["params"] = {"lang": lang, "draft": draft, "rule": rule, "rounds": rounds,
                      "trials": trials, "seed": seed}
@@ -121,17 +171,9 @@ def _tape(run: dict) -> list[dict]:
 
 
 def _example_json(lang):
-    """Easy and hard positions chosen by sim.examples; empty if it has none yet."""
-    ex = _examples()
-    out = {}
-    for name in ("easy_example", "hard_example"):
-        fn = getattr(ex, name, None) if ex else None
-        if fn is not None:
-            try:
-                out[name.split("_")[0]] = fn(lang)
-            except Exception:  # noqa: BLE001 - an example is decoration; never break the page
-                pass
-    return out
+    """An easy and a hard position chosen from the data by sim.examples."""
+    from sim import examples
+    return examples.easy_and_hard(lang)
 
 
 def data(lang: str, state: dict) -> dict:
