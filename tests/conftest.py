@@ -1,0 +1,103 @@
+"""Shared fixtures: the Flask app and client, a live server, and a Playwright page.
+
+Browser fixtures drive the system Chromium (/usr/bin/chromium); `playwright install` is never
+needed. Every request to another origin is aborted and recorded, and console errors are
+collected, so a test can assert that the page stayed on its own origin and logged no errors.
+"""
+from __future__ import annotations
+
+import os
+import threading
+from urllib.parse import urlsplit
+
+import pytest
+from werkzeug.serving import make_server
+
+from app import create_app
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+
+
+@pytest.fixture(scope="session")
+def app():
+    return create_app({"TESTING": True})
+
+
+@pytest.fixture()
+def client(app):
+    return app.test_client()
+
+
+class LiveServer:
+    """A WSGI app served on 127.0.0.1 at a free port, in a daemon thread."""
+
+    def __init__(self, wsgi_app):
+        self.server = make_server("127.0.0.1", 0, wsgi_app, threaded=True)
+        self.port = self.server.server_port
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.thread.join(timeout=5)
+
+
+@pytest.fixture(scope="session")
+def live_url():
+    with LiveServer(create_app({"TESTING": True})) as srv:
+        yield srv.url
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"browser tests need Chromium at {CHROMIUM} (install.sh installs it)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("browser tests need the playwright Python package (pip install playwright)")
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+def _origin(url: str) -> str:
+    u = urlsplit(url)
+    return f"{u.scheme}://{u.netloc}"
+
+
+def guard(page, allowed_origins: set[str]) -> None:
+    """Record console errors and abort (and record) requests leaving the allowed origins."""
+    page.console_errors = []
+    page.foreign_requests = []
+
+    def on_console(msg):
+        if msg.type == "error":
+            page.console_errors.append(msg.text)
+
+    def on_route(route):
+        url = route.request.url
+        if url.startswith(("data:", "blob:", "about:")) or _origin(url) in allowed_origins:
+            route.continue_()
+        else:
+            page.foreign_requests.append(url)
+            route.abort()
+
+    page.on("console", on_console)
+    page.on("pageerror", lambda err: page.console_errors.append(f"pageerror: {err}"))
+    page.route("**/*", on_route)
+
+
+@pytest.fixture()
+def page(browser, live_url):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    pg = context.new_page()
+    guard(pg, {_origin(live_url)})
+    yield pg
+    context.close()

@@ -1,0 +1,262 @@
+"""The app frame with Flask's test client: routes, sections, embeds, 404s, headers, API errors."""
+import re
+
+import pytest
+
+from views.plate import ANCHORS, SECTIONS
+
+LANGS = ("en", "zh")
+
+
+def csp(resp) -> dict:
+    out = {}
+    for part in resp.headers["Content-Security-Policy"].split(";"):
+        name, *vals = part.split()
+        out[name] = vals
+    return out
+
+
+# ---- redirects --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", ["/", "/specdec/"])
+@pytest.mark.parametrize("accept,lang", [("zh-CN,zh;q=0.9,en;q=0.5", "zh"), ("en-GB", "en"),
+                                         ("fr-FR", "en"), (None, "en"), ("zh-TW", "zh")])
+def test_root_redirects_by_accept_language(client, path, accept, lang):
+    headers = {"Accept-Language": accept} if accept else {}
+    r = client.get(path, headers=headers)
+    assert r.status_code == 302
+    assert r.headers["Location"].endswith(f"/{lang}/specdec/")
+
+
+# ---- the page -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_page_has_every_section_in_order(client, lang):
+    r = client.get(f"/{lang}/specdec/")
+    assert r.status_code == 200
+    html = r.get_data(as_text=True)
+    found = re.findall(r'<section id="([a-z]+)" class="plate-section" data-num="(\d+)"', html)
+    assert found == [(a, str(n)) for n, a, _t in SECTIONS]
+    assert len(found) == 13
+    # Each section is the wrapper plus its partial: the partial's <h2> must be inside.
+    for _n, anchor, _t in SECTIONS:
+        body = html.split(f'<section id="{anchor}"', 1)[1].split("</section>", 1)[0]
+        assert "<h2" in body, f"section {anchor} has no heading"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_page_frame(client, lang):
+    html = client.get(f"/{lang}/specdec/").get_data(as_text=True)
+    want_lang = "zh-CN" if lang == "zh" else "en"
+    assert f'<html lang="{want_lang}" data-lang="{lang}">' in html
+    for landmark in ('<header class="plate-header" role="banner">', '<main id="main"',
+                     '<nav class="toc"', 'role="contentinfo"'):
+        assert landmark in html
+    # the table of contents links every section
+    for _n, anchor, _t in SECTIONS:
+        assert f'href="#{anchor}"' in html
+    # back matter
+    for bid in ("leaveout", "misconception", "faq", "sources", "data", "cite"):
+        assert f'id="{bid}"' in html
+    assert "https://www.gutenberg.org/ebooks/11" in html
+    assert "https://arxiv.org/abs/2211.17192" in html
+    # scripts only from our origin, as modules/JSON; no inline handlers
+    assert not re.search(r"\son[a-z]+=", html)
+    for tag in re.findall(r"<script[^>]*>", html):
+        assert 'type="application/json"' in tag or 'src="/static/' in tag, tag
+    assert "http://" not in re.sub(r'href="https?://[^"]+"', "", html).replace(
+        "http://localhost", "")  # no foreign resources, only outbound links
+
+
+def test_language_switch_keeps_query(client):
+    html = client.get("/en/specdec/?gamma=6&draft=unigram").get_data(as_text=True)
+    m = re.search(r'id="lang-switch"[^>]*href="([^"]+)"', html, re.S)
+    assert m
+    href = m.group(1).replace("&amp;", "&")
+    assert href.startswith("/zh/specdec/?")
+    assert "gamma=6" in href and "draft=unigram" in href
+
+
+def test_faq_links_point_at_sections(client):
+    html = client.get("/en/specdec/").get_data(as_text=True)
+    faq = html.split('id="faq"', 1)[1].split("</section>", 1)[0]
+    targets = set(re.findall(r'href="#([a-z]+)"', faq))
+    assert targets and targets <= set(ANCHORS)
+
+
+def test_bad_page_params_show_defaults_and_a_notice(client):
+    r = client.get("/en/specdec/?gamma=99&seed=abc&draft=trigram&unknown=1")
+    assert r.status_code == 200
+    html = r.get_data(as_text=True)
+    assert 'class="notice"' in html
+    assert "<code>gamma</code>" in html and "<code>seed</code>" in html
+    assert "<code>draft</code>" not in html and "<code>unknown</code>" not in html
+    state = re.search(r'<script type="application/json" id="state">(.*?)</script>', html).group(1)
+    assert '"gamma": 4' in state and '"draft": "trigram"' in state
+
+
+def test_good_page_has_no_notice(client):
+    html = client.get("/en/specdec/?gamma=2&greedy=1").get_data(as_text=True)
+    assert 'class="notice"' not in html
+    assert '"greedy": 1' in html
+
+
+@pytest.mark.parametrize("path", ["/fr/specdec/", "/EN/specdec/", "/en/specdec/nope",
+                                  "/embed/en/specdec/nope/", "/embed/de/specdec/",
+                                  "/embed/en/specdec/tape/extra/", "/nothing"])
+def test_404_is_a_page(client, path):
+    r = client.get(path)
+    assert r.status_code == 404
+    assert r.mimetype == "text/html"
+    assert "Traceback" not in r.get_data(as_text=True)
+
+
+# ---- embeds ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_whole_embed_has_sections_without_chrome(client, lang):
+    r = client.get(f"/embed/{lang}/specdec/")
+    assert r.status_code == 200
+    html = r.get_data(as_text=True)
+    assert html.count('class="plate-section"') == 13
+    assert 'class="plate-header"' not in html and 'class="toc"' not in html
+    assert 'id="lang-switch"' not in html
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("anchor", ANCHORS)
+def test_section_embed(client, lang, anchor):
+    r = client.get(f"/embed/{lang}/specdec/{anchor}/")
+    assert r.status_code == 200
+    html = r.get_data(as_text=True)
+    assert f'<div id="{anchor}" class="plate-section"' in html
+    assert "data-widget=" in html, f"{anchor}: the embed has no widget"
+    # one section only
+    assert html.count('class="plate-section"') == 1
+
+
+def test_embed_dialog_links(client):
+    html = client.get("/en/specdec/?gamma=3").get_data(as_text=True)
+    links = re.findall(r'class="embed-link[^"]*" data-widget="embed"[^>]*href="([^"]+)"', html, re.S)
+    # one per section plus one for the whole plate, all carrying the settings
+    assert len(links) == 14
+    assert all("gamma=3" in l for l in links)
+    assert "/embed/en/specdec/?gamma=3" in links
+
+
+# ---- headers --------------------------------------------------------------------------------------
+
+def test_page_headers_forbid_framing(client):
+    r = client.get("/en/specdec/")
+    c = csp(r)
+    assert c["frame-ancestors"] == ["'self'"]
+    assert c["script-src"] == ["'self'"]
+    assert r.headers["X-Frame-Options"] == "SAMEORIGIN"
+    assert r.headers["X-Content-Type-Options"] == "nosniff"
+    assert r.headers["Referrer-Policy"]
+
+
+@pytest.mark.parametrize("path", ["/embed/en/specdec/", "/embed/zh/specdec/rule/"])
+def test_embed_headers_allow_any_frame(client, path):
+    r = client.get(path)
+    assert csp(r)["frame-ancestors"] == ["*"]
+    assert csp(r)["script-src"] == ["'self'"]
+    assert "X-Frame-Options" not in r.headers
+
+
+def test_no_other_origin_in_csp(client):
+    for path in ("/en/specdec/", "/embed/en/specdec/", "/api/dist"):
+        policy = client.get(path).headers["Content-Security-Policy"]
+        assert "http" not in policy and "unsafe-eval" not in policy
+
+
+def test_plotly_served_locally_with_long_cache(client):
+    r = client.get("/vendor/plotly.min.js")
+    assert r.status_code == 200
+    assert r.mimetype in ("text/javascript", "application/javascript")
+    assert "max-age=31536000" in r.headers["Cache-Control"]
+    assert r.headers.get("ETag")
+    assert b"plotly" in r.data[:2000].lower()
+    r2 = client.get("/vendor/plotly.min.js", headers={"If-None-Match": r.headers["ETag"]})
+    assert r2.status_code == 304
+
+
+def test_static_main_js_served(client):
+    r = client.get("/static/js/main.js")
+    assert r.status_code == 200 and b"mount" in r.data
+
+
+# ---- filters ---------------------------------------------------------------------------------------
+
+def test_num_and_pct_filters_are_locale_aware(app):
+    with app.test_request_context("/en/specdec/"):
+        app.preprocess_request()
+        tpl = app.jinja_env.from_string("{{ 13350.4|num(0) }} {{ 0.997|pct(1) }} {{ 4.8|num(2) }} {{ none|num(1) }}")
+        assert tpl.render() == "13,350 99.7% 4.80 –"
+
+
+# ---- API: errors ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("query,param", [
+    ("top=0", "top"), ("top=101", "top"), ("top=ten", "top"), ("model=fourgram", "model"),
+    ("lang=fr", "lang"), ("context=" + "a" * 201, "context"), ("colour=red", "colour"),
+])
+def test_api_dist_errors_are_json_400_naming_the_param(client, query, param):
+    r = client.get(f"/api/dist?{query}")
+    assert r.status_code == 400
+    assert r.is_json
+    err = r.get_json()["error"]
+    assert err["param"] == param
+    assert err["allowed"] and err["message"]
+    assert r.headers["Cache-Control"] == "no-store"
+
+
+def test_api_error_message_is_localised(client):
+    en = client.get("/api/dist?top=0", headers={"Accept-Language": "en"}).get_json()["error"]
+    zh = client.get("/api/dist?top=0", headers={"Accept-Language": "zh"}).get_json()["error"]
+    assert en["param"] == zh["param"] == "top"
+    assert en["allowed"] == zh["allowed"] == "integer 1..100"
+
+
+def test_unknown_api_route_is_json_404(client):
+    r = client.get("/api/nothing")
+    assert r.status_code == 404 and r.is_json
+    assert r.get_json()["error"]["status"] == 404
+
+
+def test_api_wrong_method_is_json_405(client):
+    r = client.post("/api/dist")
+    assert r.status_code == 405 and r.is_json
+
+
+# ---- API: /api/dist ----------------------------------------------------------------------------------
+
+def test_api_dist_answer(client):
+    r = client.get("/api/dist?lang=en&model=trigram&context=,%20when&top=5")
+    assert r.status_code == 200
+    body = r.get_json()
+    assert body["context"] == [",", "when"]
+    assert body["vocab_size"] > 1000
+    probs = [p for _tok, p in body["probs"]]
+    assert len(probs) == 5
+    assert probs == sorted(probs, reverse=True)
+    assert 0 < sum(probs) <= 1 + 1e-12
+    assert all(isinstance(t, str) for t, _p in body["probs"])
+
+
+def test_api_dist_unknown_tokens_reported(client):
+    body = client.get("/api/dist?context=zzqxv%20the").get_json()
+    assert body["unknown"] == ["zzqxv"]
+
+
+def test_api_dist_chinese(client):
+    body = client.get("/api/dist?lang=zh&model=bigram&context=孔乙己&top=3").get_json()
+    assert body["context"] == ["孔", "乙", "己"]
+    assert len(body["probs"]) == 3
+
+
+def test_api_dist_draft_that_reads_nothing_ignores_context(client):
+    # The unigram reads no context, so any two contexts give the same list.
+    a = client.get("/api/dist?model=unigram&context=the").get_json()["probs"]
+    b = client.get("/api/dist?model=unigram&context=Alice").get_json()["probs"]
+    assert a == b
