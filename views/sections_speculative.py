@@ -191,11 +191,14 @@ def data(lang: str, state: dict) -> dict:
     tubes = tubes_json(lang, "bigram", rule, 1, TUBES_TRIALS, seed)
     th = theory_json(alpha, gamma, c)
     first = run["steps"][0]
+    # Section 5 opens on the first pass with a refusal, so the residual is shown without scripts.
+    rule_pass = next((i for i, st in enumerate(run["steps"]) if st["replacement"] is not None), 0)
     return {"spec": {
         "lang": lang, "draft": draft, "gamma": gamma, "greedy": greedy, "rule": rule,
         "seed": seed, "c": c,
         "context": run["context"],
         "run": run, "tape": _tape(run), "first": first,
+        "rule_pass": rule_pass, "rule_step": run["steps"][rule_pass],
         "first_rejected": next((p for p in first["proposals"] if not p["accepted"]), None),
         "alpha": alpha, "alpha_run": {k: long_run[k] for k in
                                        ("alpha", "acceptance_rate", "tokens_per_pass",

@@ -22,44 +22,44 @@ export function mount(el, ctx) {
 
   const draw = () => {
     const step = run.steps[pass];
-    const gamma = step.proposals.length;
+    const guesses = step.guesses || [];
+    const gamma = guesses.length;
+    const checked = step.proposals.length; // guesses after the first refusal are never tested
     ctxBox.replaceChildren(...contextTokens().map((tok) => h("span", { class: "draft-ctx-tok", text: tok })));
     slots.replaceChildren(
-      ...step.proposals.map((p, i) =>
+      ...guesses.map((g, i) =>
         h("li", { class: `draft-slot${i < phase ? " is-written" : ""}${i === phase - 1 ? " is-new" : ""}` },
-          h("span", { class: "draft-tok", text: i < phase ? p.token : "…" }),
-          h("span", { class: "draft-q", text: i < phase ? `q = ${fmt(p.q, 2)}` : "" }))),
+          h("span", { class: "draft-tok", text: i < phase ? g.token : "…" }),
+          h("span", { class: "draft-q", text: i < phase ? `q = ${fmt(g.q, 2)}` : "" }))),
     );
     const lit = phase > gamma;
-    let refused = false;
     lanes.replaceChildren(
       ...Array.from({ length: gamma + 1 }, (_, i) => {
-        const p = step.proposals[i];
+        const g = guesses[i];
+        const pr = i < checked ? step.proposals[i] : null;
         let cls = "target-lane";
         let note = "";
         if (lit) {
           cls += " is-lit";
-          if (!p) note = refused ? t("discarded") : t("bonus_position");
-          else if (refused) { cls += " is-discarded"; note = t("discarded"); }
-          else if (p.accepted) { cls += " is-kept"; note = t("kept"); }
-          else { cls += " is-refused"; note = t("refused"); refused = true; }
+          if (pr) { cls += pr.accepted ? " is-kept" : " is-refused"; note = t(pr.accepted ? "kept" : "refused"); }
+          else if (!g && step.bonus !== null && step.bonus !== undefined) note = t("bonus_position");
+          else { cls += " is-discarded"; note = t("discarded"); }
         }
         return h("li", { class: cls },
           h("span", { class: "lane-num", text: String(i + 1) }),
-          h("span", { class: "lane-p", text: lit && p ? `p = ${fmt(p.p, 2)}` : "" }),
+          h("span", { class: "lane-p", text: lit && g ? `p = ${fmt(g.p, 2)}` : "" }),
           h("span", { class: "lane-note", text: note }));
       }),
     );
-    el.style.setProperty("--lanes", gamma + 1);
     status.textContent = phase === 0 ? t("status_ready")
       : phase <= gamma ? t("status_draft").replace("{i}", phase).replace("{gamma}", gamma)
       : t("status_target").replace("{n}", gamma + 1).replace("{w}", step.written.length);
   };
 
-  const canStep = () => run && !(pass >= run.steps.length - 1 && phase > run.steps[pass].proposals.length);
+  const canStep = () => run && !(pass >= run.steps.length - 1 && phase > (run.steps[pass].guesses || []).length);
   const step = () => {
     if (!run) return;
-    if (phase > run.steps[pass].proposals.length) {
+    if (phase > (run.steps[pass].guesses || []).length) {
       if (pass >= run.steps.length - 1) return;
       pass += 1;
       phase = 1;

@@ -82,7 +82,9 @@ export function mount(el, ctx) {
   };
   const canStep = () => run && pass < run.steps.length - 1;
   const step = () => { if (canStep()) { pass += 1; draw(); } };
-  const reset = () => { if (run) { pass = 0; draw(); } };
+  // Reset goes to the first pass with a refusal, where the server-rendered view also starts.
+  const firstRefusal = () => Math.max(0, run.steps.findIndex((st) => st.replacement !== null && st.replacement !== undefined));
+  const reset = () => { if (run) { pass = firstRefusal(); draw(); } };
   player(el, ctx, { step, reset, canStep, interval: 1400 });
   bindControls(el, ctx);
   el.querySelector("[data-act=next-refusal]")?.addEventListener("click", () => {

@@ -129,15 +129,9 @@ export function player(el, ctx, { step, reset, canStep, interval = 900 }) {
   playBtn?.addEventListener("click", play);
   el.querySelector("[data-act=reset]")?.addEventListener("click", api.reset);
   if (!el.hasAttribute("tabindex")) el.tabIndex = 0;
-  el.addEventListener("keydown", (e) => {
-    // The page may dispatch these keys itself; act only if nobody has yet.
-    if (e.defaultPrevented || e.target.matches("input, select, textarea, button")) return;
-    const act = { ArrowRight: api.step, " ": play, r: api.reset, R: api.reset }[e.key];
-    if (!act) return;
-    e.preventDefault();
-    e.stopPropagation();
-    act();
-  });
+  // The page's keyboard dispatcher (main.js) sends arrows, space and R as actions.
+  const actions = { step: api.step, play, reset: api.reset };
+  if (ctx.onKey) ctx.onKey((action) => (actions[action] ? (actions[action](), true) : false));
   return api;
 }
 

@@ -15,7 +15,7 @@ export function tapeCell(token, kind, passIndex, t) {
       "data-pass": kind === "context" ? null : passIndex, title: label },
     h("span", { class: "tape-tok", text: token }),
     h("span", { class: "tape-mark", "aria-hidden": "true", text: mark || "" }),
-    label ? h("span", { class: "visually-hidden", text: ` (${label})` }) : null,
+    label ? h("span", { class: "sr-only", text: ` (${label})` }) : null,
   );
 }
 
