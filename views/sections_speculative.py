@@ -176,6 +176,32 @@ def _example_json(lang):
     return examples.easy_and_hard(lang)
 
 
+TUBE_SHOWN = 7  # tokens with their own column in a tube (as in static/js/widgets/exact.js)
+
+
+def tube_view(tubes: dict) -> list[dict]:
+    """Columns for the server-drawn tubes: p and the counts per token, the rest pooled."""
+    shown = sorted(tubes["p"], key=lambda tok: -tubes["p"][tok])[:TUBE_SHOWN]
+    cols = [{"token": tok, "other": False, "p": tubes["p"][tok], "plain": 0, "kept": 0, "put_in": 0}
+            for tok in shown]
+    cols.append({"token": None, "other": True, "p": 1.0 - sum(tubes["p"][t] for t in shown),
+                 "plain": 0, "kept": 0, "put_in": 0})
+    where = {tok: i for i, tok in enumerate(shown)}
+    for rnd in tubes["samples"]:
+        for tok in rnd["plain"]:
+            cols[where.get(tok, -1)]["plain"] += 1
+        for tok, kept in rnd["speculative"]:
+            cols[where.get(tok, -1)]["kept" if kept else "put_in"] += 1
+    n = tubes["rounds"] * tubes["trials"]
+    top = max(max(c["p"] for c in cols), *(max(c["plain"], c["kept"] + c["put_in"]) / n for c in cols))
+    for c in cols:  # heights as fractions of the tube, for the SVG
+        c["h_plain"] = c["plain"] / n / top
+        c["h_kept"] = c["kept"] / n / top
+        c["h_put_in"] = c["put_in"] / n / top
+        c["h_p"] = c["p"] / top
+    return cols
+
+
 def data(lang: str, state: dict) -> dict:
     lang = lang if lang in LANGS else "en"
     draft = state.get("draft", "bigram")
@@ -204,6 +230,6 @@ def data(lang: str, state: dict) -> dict:
                                        ("alpha", "acceptance_rate", "tokens_per_pass",
                                         "passes", "accepted_hist")},
         "overlap_strip": list(zip(_tape(long_run)[:60], long_run["overlap"][:60])),
-        "tubes": tubes, "theory": th, "examples": _example_json(lang),
+        "tubes": tubes, "tube_cols": tube_view(tubes), "theory": th, "examples": _example_json(lang),
         "drafts": DRAFTS, "rules": RULES,
     }}

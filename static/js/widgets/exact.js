@@ -1,0 +1,120 @@
+// Section 6 "The same distribution": two tubes filled from one context, plain sampling from p
+// (left) and speculative decoding's first token (right), 50 trials a round; a chi-square readout.
+// renderTube is exported for the bench (section 13).
+import { bindControls, fmt, h, onState, showError, stateValue } from "./spec-shared.js";
+
+const SVG = "http://www.w3.org/2000/svg";
+const SHOWN = 7;        // tokens with their own column; the rest share "other"
+const MAX_ROUNDS = 20;  // the API's cap
+const W = 360, H = 170, BASE = 22;
+
+function s(tag, attrs = {}, text) {
+  const n = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, v);
+  if (text !== undefined) n.textContent = text;
+  return n;
+}
+
+// columns: [{label, p, balls: ["kept"|"put-in"|"plain", ...]}]; total = trials so far.
+export function renderTube(svg, columns, total, t) {
+  const slot = W / columns.length;
+  const maxBalls = Math.max(1, ...columns.map((c) => Math.max(c.balls.length, c.p * total)));
+  // Ball size: as large as lets the fullest column (or its p mark) fit the tube.
+  let best = { d: 0, per: 1 };
+  for (let per = 1; per <= 24; per++) {
+    const d = Math.min((slot - 6) / per, (H - BASE - 4) / Math.ceil(maxBalls / per));
+    if (d > best.d) best = { d, per };
+  }
+  const { d, per } = best;
+  svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+  svg.replaceChildren(s("rect", { class: "tube-glass", x: 0.5, y: 0.5, width: W - 1, height: H - BASE }));
+  columns.forEach((c, j) => {
+    const x0 = j * slot + (slot - per * d) / 2;
+    c.balls.forEach((kind, i) => {
+      const row = Math.floor(i / per), col = i % per;
+      svg.append(s("circle", { class: `ball ball--${kind}`, cx: x0 + (col + 0.5) * d, cy: H - BASE - (row + 0.5) * d, r: d * 0.45 }));
+    });
+    const yp = H - BASE - (c.p * total / per) * d;
+    svg.append(s("line", { class: "p-mark", x1: x0 - 3, x2: x0 + per * d + 3, y1: yp, y2: yp }));
+    svg.append(s("text", { class: "tube-label", x: j * slot + slot / 2, y: H - 8, "text-anchor": "middle" }, c.label));
+  });
+  svg.append(s("title", {}, t("tube_title")));
+}
+
+// Columns from the API's answer: the SHOWN likeliest tokens under p, then "other".
+export function tubeColumns(data, which, t) {
+  const byP = Object.entries(data.p).sort((a, b) => b[1] - a[1]);
+  const shown = byP.slice(0, SHOWN).map(([tok]) => tok);
+  const index = new Map(shown.map((tok, i) => [tok, i]));
+  const cols = shown.map((tok) => ({ label: tok, p: data.p[tok], balls: [] }));
+  cols.push({ label: t("other"), p: 1 - shown.reduce((a, tok) => a + data.p[tok], 0), balls: [] });
+  for (const round of data.samples) {
+    const draws = which === "plain" ? round.plain.map((tok) => [tok, "plain"])
+      : round.speculative.map(([tok, kept]) => [tok, kept ? "kept" : "put-in"]);
+    for (const [tok, kind] of draws) cols[index.has(tok) ? index.get(tok) : cols.length - 1].balls.push(kind);
+  }
+  // Kept balls settle first, so each column reads as "kept below, put in above".
+  for (const c of cols) c.balls.sort((a, b) => (a === b ? 0 : a === "kept" ? -1 : 1));
+  return cols;
+}
+
+export function reading(pvalue, t) {
+  if (pvalue === null || pvalue === undefined) return "";
+  if (pvalue >= 0.05) return t("read_fine");
+  if (pvalue >= 0.01) return t("read_edge");
+  return t("read_far");
+}
+
+export function mount(el, ctx) {
+  const t = (k) => ctx.t(k);
+  const plainSvg = el.querySelector("svg.tube--plain");
+  const specSvg = el.querySelector("svg.tube--spec");
+  const addBtn = el.querySelector("[data-act=add]");
+  const out = (name) => el.querySelector(`[data-out=${name}]`);
+  let rounds = 1;
+  let refill = 0; // each refill draws a fresh sample: seed + refill
+  let pending = 0;
+
+  const draw = (data) => {
+    const total = data.rounds * data.trials;
+    renderTube(plainSvg, tubeColumns(data, "plain", t), total, t);
+    renderTube(specSvg, tubeColumns(data, "speculative", t), total, t);
+    out("rounds").textContent = fmt(data.rounds, 0);
+    out("trials").textContent = fmt(total, 0);
+    out("kept").textContent = fmt(data.speculative.kept, 0);
+    out("put-in").textContent = fmt(data.speculative.put_in, 0);
+    out("p-plain").textContent = fmt(data.plain.pvalue, 3);
+    out("p-spec").textContent = fmt(data.speculative.pvalue, 3);
+    out("read-plain").textContent = reading(data.plain.pvalue, t);
+    out("read-spec").textContent = reading(data.speculative.pvalue, t);
+    el.dataset.rule = data.rule;
+    addBtn.disabled = data.rounds >= MAX_ROUNDS;
+    el.dataset.rounds = String(data.rounds);
+  };
+
+  const load = () => {
+    const ticket = ++pending;
+    el.setAttribute("aria-busy", "true");
+    return ctx.api("/api/tubes", {
+      lang: ctx.lang, rule: stateValue(ctx, "rule"), rounds, trials: 50,
+      seed: (stateValue(ctx, "seed") + refill) % 2147483647,
+    }).then((data) => { if (ticket === pending) { draw(data); el.dataset.ready = "1"; } })
+      .catch((e) => showError(el, e))
+      .finally(() => { if (ticket === pending) el.removeAttribute("aria-busy"); });
+  };
+
+  addBtn.addEventListener("click", () => { if (rounds < MAX_ROUNDS) { rounds += 1; load(); } });
+  el.querySelector("[data-act=refill]").addEventListener("click", () => { rounds = 1; refill += 1; load(); });
+  bindControls(el, ctx);
+  onState(["rule", "seed"], () => load());
+  if (ctx.onKey) {
+    ctx.onKey((action) => {
+      if (action === "step" || action === "play") addBtn.click();
+      else if (action === "reset") { rounds = 1; load(); }
+      else return false;
+      return true;
+    });
+  }
+  el.specdec = { step: () => addBtn.click(), play: () => addBtn.click(), reset: () => { rounds = 1; load(); } };
+  load();
+}
