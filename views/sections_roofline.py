@@ -67,7 +67,7 @@ def _onebyone(g, m) -> dict:
         "ms_per_token": s["ms_per_step"],
         "tokens_per_s": s["tokens_per_s"],
         "gflop": s["flops"] / 1e9,
-        "compute_ms": s["t_compute_s"] * 1e3,
+        "compute_us": s["t_compute_s"] * 1e6,
         "busy": s["arithmetic_busy"],
         "idle": 1.0 - s["arithmetic_busy"],
         "intensity": s["intensity_ops_per_byte"],
@@ -114,6 +114,7 @@ def _idle(g, m, batch: int, ctx: int, gamma: int, alpha: float, c: float) -> dic
         contexts.append({"ctx": t, "speedup": [r["speedup"] for r in rows],
                          "breakeven": roofline.breakeven_batch(g, m, t, gamma, alpha, c)})
     la, lg = PAPERS["leviathan_alpha"], PAPERS["leviathan_gamma"]
+    breakeven = roofline.breakeven_batch(g, m, ctx, gamma, alpha, c)
     return {
         "batch": batch, "ctx": ctx, "gamma": gamma, "alpha": alpha, "c": c,
         "tokens_per_s_plain": s["tokens_per_s_plain"],
@@ -125,7 +126,10 @@ def _idle(g, m, batch: int, ctx: int, gamma: int, alpha: float, c: float) -> dic
         "busy_verify": s["arithmetic_busy_verify"],
         "bound_verify": s["bound_verify"],
         "extra_arithmetic": s["extra_arithmetic"],
-        "breakeven": roofline.breakeven_batch(g, m, ctx, gamma, alpha, c),
+        "breakeven": breakeven,
+        # Which sentence describes the break-even batch: it pays at every batch ("always"),
+        # not even for one stream ("never"), or up to some batch ("from").
+        "breakeven_case": "always" if breakeven is None else "never" if breakeven <= 1 else "from",
         "best_gamma": best_g,
         "best_speedup": best_s,
         # Leviathan et al.'s worked example, from the same formulas (c = 0: draft left out).
