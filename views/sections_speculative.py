@@ -176,6 +176,7 @@ def _example_json(lang):
     return examples.easy_and_hard(lang)
 
 
+STRIP = 80      # positions on section 7's strip (as in static/js/widgets/alpha.js)
 TUBE_SHOWN = 7  # tokens with their own column in a tube (as in static/js/widgets/exact.js)
 
 
@@ -229,7 +230,10 @@ def data(lang: str, state: dict) -> dict:
         "alpha": alpha, "alpha_run": {k: long_run[k] for k in
                                        ("alpha", "acceptance_rate", "tokens_per_pass",
                                         "passes", "accepted_hist")},
-        "overlap_strip": list(zip(_tape(long_run)[:60], long_run["overlap"][:60])),
+        "alpha_formula": long_run["tokens_per_pass_formula"],
+        # Colour step 0..4 of Σ min(p, q) at each written position (as alpha.js's bucket()).
+        "strip": [{"token": tok, "overlap": ov, "bucket": min(4, int(ov * 5))}
+                  for tok, ov in zip(long_run["tokens"][:STRIP], long_run["overlap"][:STRIP])],
         "tubes": tubes, "tube_cols": tube_view(tubes), "theory": th, "examples": _example_json(lang),
         "drafts": DRAFTS, "rules": RULES,
     }}
