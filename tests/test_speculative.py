@@ -1,0 +1,176 @@
+"""sim.speculative: the exact rule keeps the target's distribution, the wrong rules do not, greedy
+speculative decoding is plain greedy decoding, and traces are reproducible."""
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from sim import examples
+from sim.ngram import load_models
+from sim.speculative import RULES, generate, plain_decode, residual, speculative_step
+from sim.tubes import chi_square, first_tokens
+
+# Contexts where the bigram draft and the trigram target really disagree (total variation ≥ 0.2),
+# so a wrong rule has something to get wrong: ", when" is the plate's tubes context (TV 0.29);
+# "said the" is frequent (206 times) and the draft favours "Queen" where the target says "King"
+# (TV 0.64); the Chinese context is the one the code picks for the tubes (TV ≥ 0.2 by construction).
+CONTEXTS = [("en", (",", "when")), ("en", ("said", "the")), ("zh", None)]
+N_DRAWS = 20_000
+SIGNIFICANCE = 1e-3
+
+
+def models_and_context(lang, tokens):
+    m = load_models(lang)
+    tokens = tokens or examples.tubes_context(lang)
+    return m["trigram"], m["bigram"], m["trigram"].encode(list(tokens))
+
+
+@pytest.mark.parametrize("lang,tokens", CONTEXTS)
+def test_contexts_really_disagree(lang, tokens):
+    target, draft, ctx = models_and_context(lang, tokens)
+    assert np.maximum(target.dist(ctx) - draft.dist(ctx), 0).sum() >= 0.2
+
+
+@pytest.mark.parametrize("lang,tokens", CONTEXTS)
+def test_exact_rule_passes_and_wrong_rules_fail_chi_square(lang, tokens):
+    target, draft, ctx = models_and_context(lang, tokens)
+    p, q = target.dist(ctx), draft.dist(ctx)
+    rng = np.random.default_rng(2024)
+    pvalues = {}
+    for rule in RULES:
+        x, _ = first_tokens(p, q, N_DRAWS, rng, rule)
+        pvalues[rule] = chi_square(np.bincount(x, minlength=p.size), p)[1]
+    assert pvalues["exact"] > SIGNIFICANCE
+    assert pvalues["resample-target"] < SIGNIFICANCE
+    assert pvalues["keep-draft"] < SIGNIFICANCE
+
+
+def test_the_step_itself_passes_chi_square():
+    # The same test through speculative_step (γ = 2), not the vectorised tubes helper.
+    target, draft, ctx = models_and_context("en", ("said", "the"))
+    rng = np.random.default_rng(7)
+    first = [speculative_step(target, draft, ctx, 2, rng).written[0][0] for _ in range(N_DRAWS)]
+    counts = np.bincount(first, minlength=target.V)
+    assert chi_square(counts, target.dist(ctx))[1] > SIGNIFICANCE
+
+
+def joint_pvalue(target, ctx, pairs):
+    """Chi-square of observed (x1, x2) pairs against p(x1 | ctx) · p(x2 | ctx, x1)."""
+    p1 = target.dist(ctx)
+    counts = Counter(pairs)
+    n = len(pairs)
+    likely = [int(i) for i in np.argsort(-p1)[:40]]
+    obs, exp = [], []
+    for x1 in likely:
+        p2 = target.dist(list(ctx) + [x1])
+        for x2 in np.flatnonzero(n * p1[x1] * p2 >= 5):
+            obs.append(counts.get((x1, int(x2)), 0))
+            exp.append(n * p1[x1] * p2[x2])
+    obs.append(n - sum(obs))
+    exp.append(n - sum(exp))
+    from scipy.stats import chisquare
+    return chisquare(obs, np.array(exp) * sum(obs) / sum(exp))[1]
+
+
+@pytest.mark.parametrize("rule,passes", [("exact", True), ("resample-target", False)])
+def test_loop_first_two_tokens_follow_the_targets_joint_distribution(rule, passes):
+    target, draft, ctx = models_and_context("en", ("said", "the"))
+    rng = np.random.default_rng(11)
+    pairs = [tuple(generate(target, draft, ctx, 2, 3, rng, rule=rule).tokens) for _ in range(N_DRAWS)]
+    assert (joint_pvalue(target, ctx, pairs) > SIGNIFICANCE) == passes
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("gamma", [1, 2, 4, 8])
+def test_greedy_speculative_is_plain_greedy_token_for_token(lang, gamma):
+    m = load_models(lang)
+    target = m["trigram"]
+    for draft in (m["bigram"], m["unigram"]):
+        for tokens in (examples.tubes_context(lang), examples.easy_and_hard(lang)["hard"]["tokens"]):
+            ctx = target.encode(list(tokens))
+            plain = plain_decode(target, ctx, 60, np.random.default_rng(0), greedy=True)
+            spec = generate(target, draft, ctx, 60, gamma, np.random.default_rng(0), greedy=True)
+            assert spec.tokens == plain
+
+
+def test_identical_draft_accepts_every_proposal():
+    m = load_models("en")
+    ctx = m["trigram"].encode([",", "when"])
+    run = generate(m["trigram"], m["trigram"], ctx, 300, 4, np.random.default_rng(5))
+    stats = run.stats()
+    assert stats["acceptance_rate"] == 1.0
+    assert stats["alpha"] == pytest.approx(1.0)
+    assert stats["accepted_hist"][:-1] == [0, 0, 0, 0]
+    assert stats["tokens_per_pass"] == 5.0  # γ + 1 every pass
+
+
+def test_unigram_draft_is_slower_but_still_exact():
+    target, _, ctx = models_and_context("en", ("said", "the"))
+    m = load_models("en")
+    per_pass = {name: generate(target, m[name], ctx, 2000, 4, np.random.default_rng(1)).stats()["tokens_per_pass"]
+                for name in ("bigram", "unigram")}
+    assert per_pass["unigram"] < per_pass["bigram"]
+    p, q = target.dist(ctx), m["unigram"].dist(ctx)
+    x, _ = first_tokens(p, q, N_DRAWS, np.random.default_rng(3))
+    assert chi_square(np.bincount(x, minlength=p.size), p)[1] > SIGNIFICANCE
+
+
+def test_same_seed_same_trace():
+    target, draft, ctx = models_and_context("zh", None)
+    a = generate(target, draft, ctx, 50, 4, np.random.default_rng(42)).to_json(target.vocab)
+    b = generate(target, draft, ctx, 50, 4, np.random.default_rng(42)).to_json(target.vocab)
+    c = generate(target, draft, ctx, 50, 4, np.random.default_rng(43)).to_json(target.vocab)
+    assert a == b
+    assert a["tokens"] != c["tokens"]
+
+
+def test_trace_is_consistent():
+    target, draft, ctx = models_and_context("en", (",", "when"))
+    rng = np.random.default_rng(9)
+    for _ in range(300):
+        step = speculative_step(target, draft, ctx, 4, rng)
+        kinds = [kind for _, kind in step.written]
+        n = step.n_accepted
+        # Kept guesses come first, then exactly one token of the target's own.
+        assert kinds == ["kept"] * n + (["bonus"] if n == 4 else ["replaced"])
+        for pr in step.proposals:
+            assert pr.accepted == (pr.r < pr.p / pr.q)
+        assert all(pr.accepted for pr in step.proposals[:-1])  # only the last may be refused
+        if step.residual is not None:
+            refused = step.proposals[-1]
+            assert step.residual.sum() == pytest.approx(1.0)
+            assert np.all(step.residual[refused.p_dist <= refused.q_dist] == 0)
+            assert step.residual[step.replacement] > 0
+
+
+def test_residual_is_the_positive_part_normalised():
+    p, q = np.array([0.5, 0.3, 0.2]), np.array([0.2, 0.5, 0.3])
+    assert residual(p, q) == pytest.approx([1.0, 0.0, 0.0])  # max(0, p − q) = (0.3, 0, 0)
+    assert residual(p, p) is p  # no mass left: a refusal cannot happen, p is returned
+
+
+def test_run_statistics_add_up():
+    target, draft, ctx = models_and_context("en", (",", "when"))
+    run = generate(target, draft, ctx, 500, 3, np.random.default_rng(2))
+    s = run.stats()
+    written = sum(len(step.written) for step in run.steps)
+    assert len(run.tokens) == 500 <= written
+    assert sum(s["accepted_hist"]) == s["passes"] == len(run.steps)
+    assert s["tokens_per_pass"] == written / s["passes"]
+    assert len(run.overlaps) == written and 0 < s["alpha"] < 1
+
+
+def test_gamma_zero_is_plain_decoding():
+    target, draft, ctx = models_and_context("en", (",", "when"))
+    run = generate(target, draft, ctx, 30, 0, np.random.default_rng(4))
+    assert run.tokens == plain_decode(target, ctx, 30, np.random.default_rng(4))
+    assert run.stats()["tokens_per_pass"] == 1.0
+
+
+def test_bad_arguments_are_refused():
+    target, draft, ctx = models_and_context("en", (",", "when"))
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="gamma"):
+        speculative_step(target, draft, ctx, 17, rng)
+    with pytest.raises(ValueError, match="rule"):
+        speculative_step(target, draft, ctx, 2, rng, rule="nope")

@@ -1,0 +1,46 @@
+"""sim.theory: the formulas at hand-checked points and their limits."""
+import pytest
+
+from sim import theory
+
+
+def test_expected_tokens_at_the_plates_alpha():
+    # (1 − 0.631^5) / (1 − 0.631) = (1 − 0.100287) / 0.369 = 2.4383
+    assert theory.expected_tokens(0.631, 4) == pytest.approx((1 - 0.631 ** 5) / 0.369, rel=1e-12)
+    assert round(theory.expected_tokens(0.631, 4), 2) == 2.44
+
+
+def test_limits_are_exact():
+    assert theory.expected_tokens(1.0, 7) == 8.0
+    assert theory.expected_tokens(0.0, 7) == 1.0
+    assert theory.expected_tokens(1 - 1e-12, 3) == pytest.approx(4.0)
+    assert theory.speedup(0.0, 4, 0.1) == pytest.approx(1 / 1.4)
+
+
+def test_best_gamma_for_the_bench():
+    # α = 0.631, c = 0.1: γ = 3 gives 2.0636 / 1.3 = 1.587... no: (1 − 0.631^4)/0.369/1.3 = 1.754
+    gamma, s = theory.best_gamma(0.631, 0.1)
+    assert gamma == 3 and round(s, 2) == 1.75
+
+
+def test_break_even_alpha_solves_speedup_equals_one():
+    for gamma, c in [(1, 0.56), (4, 0.56), (4, 0.1), (8, 0.05)]:
+        a = theory.break_even_alpha(gamma, c)
+        assert theory.speedup(a, gamma, c) == pytest.approx(1.0, abs=1e-12)
+    # γ = 1, c = 0.56: 1 + α = 1.56, so α = 0.56 exactly.
+    assert theory.break_even_alpha(1, 0.56) == pytest.approx(0.56)
+    assert theory.break_even_alpha(4, 0.0) == 0.0
+    assert theory.break_even_alpha(4, 1.5) is None  # a draft slower than the target never pays
+
+
+def test_leviathans_extra_arithmetic():
+    # α = 0.6, γ = 2: E = 1 + 0.6 + 0.36 = 1.96 tokens for 3 positions: 3 / 1.96 = 1.53 (+53 %),
+    # and, leaving the draft out (c = 0), 1.96× the speed (+96 %).
+    assert round(theory.extra_arithmetic(0.6, 2), 2) == 1.53
+    assert theory.speedup(0.6, 2, 0.0) == pytest.approx(1.96)
+
+
+@pytest.mark.parametrize("alpha", [-0.1, 1.1, float("nan")])
+def test_bad_alpha_is_refused(alpha):
+    with pytest.raises(ValueError, match="alpha"):
+        theory.expected_tokens(alpha, 3)
