@@ -103,6 +103,9 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(api_bp)
 
     app.after_request(security_headers)
+    # ETag, Cache-Control, compression and the per-URL render cache (views/caching.py).
+    from views import caching
+    caching.init_app(app)
 
     @app.get("/")
     def root():

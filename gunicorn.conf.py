@@ -1,0 +1,61 @@
+"""gunicorn settings for serving specdec: `gunicorn 'app:create_app()'` reads this file.
+
+Every value can be overridden on the command line (e.g. `--bind 127.0.0.1:8000`) or through
+GUNICORN_CMD_ARGS; WEB_CONCURRENCY sets the number of worker processes.
+"""
+import multiprocessing
+import os
+
+# Loopback by default: put a reverse proxy (or a load balancer) in front for a public address.
+bind = os.environ.get("SPECDEC_BIND", "127.0.0.1:5000")
+
+# Rendering and the n-gram models are CPU work under the GIL, so parallelism comes from
+# processes: one per core plus one to cover a worker busy in a slow request. Threads in each
+# worker keep slow clients (phones on a school network) from holding a whole process.
+workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() + 1))
+worker_class = "gthread"
+threads = 4
+
+# The costliest request is capped at a few tens of milliseconds of CPU (see views/api), so a
+# request still running after 30 s means a stuck worker: kill it and start another.
+timeout = 30
+graceful_timeout = 20
+# Browsers reuse a connection for the page's CSS and modules right after the HTML.
+keepalive = 5
+
+# Load the app (and the models, below) once in the master; workers share the memory pages.
+preload_app = True
+
+# Bounded request line and headers: a huge query never reaches the app (gunicorn answers 414).
+limit_request_line = 4094
+limit_request_fields = 100
+limit_request_field_size = 8190
+
+accesslog = os.environ.get("SPECDEC_ACCESS_LOG")  # off unless asked for ("-" is stdout)
+errorlog = "-"
+loglevel = os.environ.get("SPECDEC_LOG_LEVEL", "info")
+proc_name = "specdec"
+# No admin socket in the home folder: nothing outside HTTP controls the server, and several
+# servers (e.g. the load benchmark next to a running one) never contend for one path.
+control_socket_disable = True
+
+
+def when_ready(server):
+    """Before the workers fork: load both languages' models and render the entry pages once.
+
+    With preload_app the master holds the app; what it loads or caches here is inherited by
+    every worker (copy-on-write), so the first readers do not each wait for a model load.
+    """
+    from sim.ngram import load_models
+
+    for lang in ("en", "zh"):
+        load_models(lang)
+    app = server.app.callable
+    if app is None or not hasattr(app, "test_client"):
+        return
+    client = app.test_client()
+    headers = {"Accept-Encoding": "gzip, deflate, br, zstd"}
+    for lang in ("en", "zh"):
+        for path in (f"/{lang}/specdec/", f"/embed/{lang}/specdec/"):
+            resp = client.get(path, headers=headers)
+            server.log.info("warmed %s: %s", path, resp.status_code)
