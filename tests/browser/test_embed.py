@@ -1,0 +1,75 @@
+"""Embeds inside a page from ANOTHER origin: they load, are allowed in the frame, and the host
+resizes the frame from the height messages (via static/js/embed-host.js)."""
+from urllib.parse import urlsplit
+
+import pytest
+
+from tests.conftest import LiveServer, guard
+
+pytestmark = pytest.mark.browser
+
+
+def host_app(specdec_url: str):
+    """A tiny WSGI app on a different port (so a different origin) with one page of iframes."""
+    html = f"""<!doctype html><html><head><meta charset="utf-8"><title>Course page</title></head>
+<body><h1>A course page</h1>
+<iframe id="one" src="{specdec_url}/embed/en/specdec/tape/" title="Tape" width="100%" height="150"
+ style="border:0"></iframe>
+<iframe id="all" src="{specdec_url}/embed/en/specdec/" title="Plate" width="100%" height="150"
+ style="border:0"></iframe>
+<iframe id="page" src="{specdec_url}/en/specdec/" title="Full page" width="100%" height="150"></iframe>
+<script src="{specdec_url}/static/js/embed-host.js"></script>
+</body></html>""".encode()
+
+    def app(environ, start_response):
+        start_response("200 OK", [("Content-Type", "text/html; charset=utf-8"),
+                                  ("Content-Length", str(len(html)))])
+        return [html]
+    return app
+
+
+@pytest.fixture()
+def host_url(live_url):
+    with LiveServer(host_app(live_url)) as srv:
+        yield srv.url
+
+
+def test_embed_in_foreign_page_loads_and_resizes(browser, live_url, host_url):
+    assert urlsplit(host_url).port != urlsplit(live_url).port   # two origins
+    ctx = browser.new_context(viewport={"width": 1000, "height": 800})
+    pg = ctx.new_page()
+    origin = lambda u: f"{urlsplit(u).scheme}://{urlsplit(u).netloc}"
+    guard(pg, {origin(live_url), origin(host_url)})
+    pg.goto(host_url)
+    # The host script sets data-specdec-height once a height message arrives.
+    pg.wait_for_function(
+        "document.getElementById('one').dataset.specdecHeight && "
+        "document.getElementById('all').dataset.specdecHeight", timeout=20000)
+    one = pg.locator("#one")
+    h_one = int(one.get_attribute("data-specdec-height"))
+    h_all = int(pg.locator("#all").get_attribute("data-specdec-height"))
+    assert h_one > 150 or h_one != 150       # changed from the host's initial height
+    assert h_all > h_one                      # the whole plate is taller than one section
+    assert abs(one.bounding_box()["height"] - h_one) <= 1
+    # The embed's own content loaded inside the frame (its widget was mounted).
+    frame = pg.frame_locator("#one")
+    frame.locator("[data-widget]").first.wait_for(state="attached")
+    # The full page refuses to be framed by another origin: its frame stays empty.
+    page_frame = next(f for f in pg.frames if f.url.endswith("/en/specdec/") or f.name == "page")
+    assert page_frame.locator("h1").count() == 0
+    assert pg.foreign_requests == []
+    ctx.close()
+
+
+def test_embed_reports_height_again_when_content_grows(browser, live_url, host_url):
+    ctx = browser.new_context(viewport={"width": 1000, "height": 800})
+    pg = ctx.new_page()
+    pg.goto(host_url)
+    pg.wait_for_function("document.getElementById('one').dataset.specdecHeight", timeout=20000)
+    before = int(pg.locator("#one").get_attribute("data-specdec-height"))
+    frame = next(f for f in pg.frames if "/embed/en/specdec/tape/" in f.url)
+    frame.evaluate("""() => { const d = document.createElement('div');
+        d.style.height = '400px'; document.querySelector('main').appendChild(d); }""")
+    pg.wait_for_function(
+        f"+document.getElementById('one').dataset.specdecHeight >= {before + 390}", timeout=10000)
+    ctx.close()

@@ -1,0 +1,101 @@
+"""The page in real headless Chromium: loads cleanly, stays on its origin, state and keys work."""
+import re
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+
+def _load(page, url):
+    page.goto(url)
+    # main.js sets data-ready once every widget has been mounted (or has failed visibly).
+    # A selector, not wait_for_function: the strict CSP forbids the eval that the latter uses.
+    page.wait_for_selector("html[data-ready='1']", state="attached", timeout=20000)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_page_loads_without_errors_or_foreign_requests(page, live_url, lang):
+    _load(page, f"{live_url}/{lang}/specdec/")
+    assert page.locator("section.plate-section").count() == 13
+    assert page.console_errors == []
+    assert page.foreign_requests == []
+    failed = page.locator("[data-widget][data-state=failed]")
+    assert failed.count() == 0, [failed.nth(i).get_attribute("data-widget") for i in range(failed.count())]
+
+
+def test_page_readable_without_scripts(browser, live_url):
+    ctx = browser.new_context(java_script_enabled=False)
+    pg = ctx.new_page()
+    pg.goto(f"{live_url}/en/specdec/")
+    assert pg.locator("h1").inner_text().strip() != ""
+    assert pg.locator("#sources li").count() >= 10
+    # the embed links work as plain links
+    href = pg.locator("#tape .embed-link").get_attribute("href")
+    assert href.startswith("/embed/en/specdec/tape/")
+    ctx.close()
+
+
+def test_state_set_updates_url_and_language_switch(page, live_url):
+    _load(page, f"{live_url}/en/specdec/?gamma=3")
+    page.evaluate("""() => {
+        window.__events = [];
+        document.addEventListener('specdec:state', e => window.__events.push(e.detail));
+    }""")
+    # Drive the shared state through the same module the widgets use.
+    page.evaluate("""async () => {
+        const link = document.querySelector('#lang-switch');
+        const u = new URL(location.href); u.searchParams.set('draft', 'unigram');
+        history.replaceState(null, '', u.pathname + u.search + '#exact');
+        window.dispatchEvent(new HashChangeEvent('hashchange'));
+    }""")
+    href = page.locator("#lang-switch").get_attribute("href")
+    assert href.startswith("/zh/specdec/?")
+    assert "gamma=3" in href and "draft=unigram" in href and href.endswith("#exact")
+
+
+def test_embed_dialog_gives_an_iframe_snippet(page, live_url):
+    _load(page, f"{live_url}/en/specdec/?gamma=5")
+    page.locator("#rule .embed-link").click()
+    dialog = page.locator("dialog.embed-dialog")
+    dialog.wait_for(state="visible")
+    code = dialog.locator("textarea").input_value()
+    assert re.search(r'<iframe src="http://127\.0\.0\.1:\d+/embed/en/specdec/rule/\?gamma=5"', code)
+    assert 'title="Speculative decoding: The rule for passing"' in code
+    assert "/static/js/embed-host.js" in code
+    page.keyboard.press("Escape")
+    dialog.wait_for(state="hidden")
+    assert page.console_errors == []
+
+
+def test_keys_reach_the_focused_section(page, live_url):
+    _load(page, f"{live_url}/en/specdec/")
+    page.evaluate("""() => {
+        window.__keys = [];
+        document.querySelectorAll('[data-widget]').forEach(w => w.addEventListener('specdec:key',
+            e => window.__keys.push([w.closest('.plate-section')?.id, e.detail.action])));
+    }""")
+    # Focus something inside section 4 (the tape), then press the keys.
+    page.locator("#tape .embed-link").focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("r")
+    keys = page.evaluate("window.__keys")
+    assert ["tape", "step"] in keys and ["tape", "reset"] in keys
+    # Typing in a text field is left alone.
+    page.evaluate("""() => { const i = document.createElement('input'); i.id = 'tmp-in';
+        document.querySelector('#tape').appendChild(i); }""")
+    page.locator("#tmp-in").focus()
+    before = len(page.evaluate("window.__keys"))
+    page.keyboard.press("r")
+    assert len(page.evaluate("window.__keys")) == before
+
+
+def test_plotly_loads_from_our_origin(page, live_url):
+    _load(page, f"{live_url}/en/specdec/")
+    # Ask for plotly the way a widget does; it must come from /vendor on our own origin.
+    has = page.evaluate("""async () => {
+        const s = document.createElement('script'); s.src = '/vendor/plotly.min.js';
+        await new Promise((ok, bad) => { s.onload = ok; s.onerror = bad; document.head.appendChild(s); });
+        return typeof window.Plotly?.newPlot;
+    }""")
+    assert has == "function"
+    assert page.foreign_requests == []
