@@ -33,12 +33,14 @@ function drawContexts(Plotly, node, data, ctx) {
   const i = data.idle;
   const c = colours();
   const xs = i.curve.batches;
-  const palette = [c.muted, c.kept, c.accent, c.putIn];
+  const palette = [c.muted, c.kept, c.accent, c.ink];
+  const dashes = ["dot", "dashdot", "solid", "dash"]; // curves may coincide: dashes keep both visible
   const layout = baseLayout(ctx, { xTitle: ctx.t("x_title"), yTitle: ctx.t("y_speedup"), yLog: false });
   layout.yaxis.rangemode = "tozero";
   layout.shapes = [{ type: "line", xref: "paper", x0: 0, x1: 1, y0: 1, y1: 1, line: { color: c.ink, width: 1 } }];
   const traces = i.contexts.map((row, k) => ({
-    x: xs, y: row.speedup, mode: "lines", line: { color: palette[k % palette.length], width: 2.5 },
+    x: xs, y: row.speedup, mode: "lines",
+    line: { color: palette[k % palette.length], width: 2.5, dash: dashes[k % dashes.length] },
     name: row.ctx === 0 ? ctx.t("ctx_zero") : ctx.t("ctx_label", { n: format(row.ctx, "num:0") }),
     hovertemplate: "%{y:.2f}×<extra></extra>",
   }));

@@ -242,7 +242,7 @@ export function colours() {
 // Layout shared by the charts: log axes, the page's fonts and colours, localised separators.
 export function baseLayout(ctx, { xTitle, yTitle, yLog = true }) {
   const c = colours();
-  const font = getComputedStyle(document.body).fontFamily;
+  const font = cssVar("--font-sans", "system-ui, sans-serif");
   return {
     margin: { l: 64, r: 12, t: 36, b: 44 },
     height: 320,
@@ -251,9 +251,13 @@ export function baseLayout(ctx, { xTitle, yTitle, yLog = true }) {
     font: { family: font, color: c.ink, size: 13 },
     separators: ".,", // decimal point, thousands comma: the same in English and Chinese
     xaxis: { title: { text: xTitle }, type: "log", gridcolor: c.line, linecolor: c.muted, zeroline: false,
+             range: [-0.05, Math.log10(1024) + 0.05],
              tickvals: [1, 4, 16, 64, 256, 1024], ticktext: ["1", "4", "16", "64", "256", "1024"] },
-    yaxis: { title: { text: yTitle }, type: yLog ? "log" : "linear", gridcolor: c.line, linecolor: c.muted,
-             zeroline: false, exponentformat: "none" },
+    // Log axes ticked at powers of ten only: plotly's minor 2 and 5 labels read as data.
+    yaxis: yLog
+      ? { title: { text: yTitle }, type: "log", dtick: 1, tickformat: ",.0f", gridcolor: c.line,
+          linecolor: c.muted, zeroline: false }
+      : { title: { text: yTitle }, type: "linear", gridcolor: c.line, linecolor: c.muted, zeroline: false },
     legend: { orientation: "h", x: 0, y: 1.02, yanchor: "bottom" },
     showlegend: true,
     hovermode: "x unified",
