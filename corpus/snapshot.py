@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+import numpy as np
+
 from . import text
 
 FORMAT = 1
@@ -46,11 +48,15 @@ def count(lang: str, documents: list[list[str]]) -> dict:
     uni = Counter(tok for doc in documents for tok in doc)
     vocab = sorted(uni, key=lambda tok: (-uni[tok], tok))
     ids = {tok: i for i, tok in enumerate(vocab)}
-    bi, tri = Counter(), Counter()
+    V = len(vocab)
+    bi_keys, tri_keys = [], []
     for doc in documents:
-        d = [ids[tok] for tok in doc]
-        bi.update(zip(d, d[1:]))
-        tri.update(zip(d, d[1:], d[2:]))
+        d = np.fromiter((ids[tok] for tok in doc), dtype=np.int64, count=len(doc))
+        # An n-gram as one integer in base V, so numpy counts them all at once.
+        bi_keys.append(d[:-1] * V + d[1:])
+        tri_keys.append((d[:-2] * V + d[1:-1]) * V + d[2:])
+    bi, bi_n = np.unique(np.concatenate(bi_keys), return_counts=True)
+    tri, tri_n = np.unique(np.concatenate(tri_keys), return_counts=True)
     return {
         "format": FORMAT,
         "lang": lang,
@@ -59,8 +65,8 @@ def count(lang: str, documents: list[list[str]]) -> dict:
         "tokens": sum(uni.values()),
         "vocab": vocab,
         "unigrams": [uni[tok] for tok in vocab],
-        "bigrams": [[a, b, n] for (a, b), n in sorted(bi.items())],
-        "trigrams": [[a, b, c, n] for (a, b, c), n in sorted(tri.items())],
+        "bigrams": np.column_stack([bi // V, bi % V, bi_n]).tolist(),
+        "trigrams": np.column_stack([tri // (V * V), tri // V % V, tri % V, tri_n]).tolist(),
     }
 
 

@@ -77,10 +77,21 @@ class Step:
     greedy: bool
     rule: str
     proposals: list[Proposal]
-    p_dists: list[np.ndarray] = field(repr=False)   # the target at the γ+1 positions
+    target: NGramModel = field(repr=False)
+    guesses: list[int] = field(default_factory=list, repr=False)
     residual: np.ndarray | None = field(default=None, repr=False)
     replacement: int | None = None
     bonus: int | None = None
+
+    def p_at(self, i: int) -> np.ndarray:
+        """The target's distribution at position i of the pass (i = 0..γ)."""
+        return self.target.dist(list(self.context) + self.guesses[:i])
+
+    @property
+    def p_dists(self) -> list[np.ndarray]:
+        """The target at all γ+1 positions of its one pass. The loop itself reads only the
+        positions it needs (p_at), since the rest cannot change what is written."""
+        return [self.p_at(i) for i in range(self.gamma + 1)]
 
     @property
     def n_accepted(self) -> int:
@@ -119,7 +130,8 @@ class Step:
             "residual_top": top_of(self.residual) if self.residual is not None else None,
             "replacement": vocab[self.replacement] if self.replacement is not None else None,
             "bonus": vocab[self.bonus] if self.bonus is not None else None,
-            "bonus_top": top_of(self.p_dists[-1]) if self.bonus is not None else None,
+            "bonus_top": top_of(self.p_at(self.gamma)) if self.bonus is not None else None,
+            "p_positions": [top_of(p) for p in self.p_dists],
             "written": [{"token": vocab[t], "kind": kind} for t, kind in self.written],
         }
 
@@ -141,11 +153,11 @@ def speculative_step(target: NGramModel, draft: NGramModel, context: Sequence[in
         q = draft.dist(ctx + guesses)
         guesses.append(int(np.argmax(q)) if greedy else draft.sample(ctx + guesses, rng))
         q_dists.append(q)
-    # One target pass over the γ+1 positions (here: γ+1 look-ups of the same model).
-    p_dists = [target.dist(ctx + guesses[:i]) for i in range(gamma + 1)]
 
-    step = Step(tuple(ctx), gamma, greedy, rule, [], p_dists)
-    for x, q, p in zip(guesses, q_dists, p_dists):
+    # One target pass over the γ+1 positions; each position is looked up when the check reaches it.
+    step = Step(tuple(ctx), gamma, greedy, rule, [], target, guesses)
+    for i, (x, q) in enumerate(zip(guesses, q_dists)):
+        p = step.p_at(i)
         if greedy:
             r, accepted = None, x == int(np.argmax(p))
         else:
@@ -161,7 +173,7 @@ def speculative_step(target: NGramModel, draft: NGramModel, context: Sequence[in
             else:  # resample-target: the tempting mistake
                 step.replacement = sample(p, rng)
             return step
-    step.bonus = int(np.argmax(p_dists[gamma])) if greedy else target.sample(ctx + guesses, rng)
+    step.bonus = int(np.argmax(step.p_at(gamma))) if greedy else target.sample(ctx + guesses, rng)
     return step
 
 
@@ -214,12 +226,14 @@ def generate(target: NGramModel, draft: NGramModel, context: Sequence[int], n_to
         if gamma == 0:
             p = target.dist(ctx)
             tok = int(np.argmax(p)) if greedy else target.sample(ctx, rng)
-            step = Step(tuple(ctx[-CONTEXT_KEPT:]), 0, greedy, rule, [], [p], bonus=tok)
+            step = Step(tuple(ctx[-CONTEXT_KEPT:]), 0, greedy, rule, [], target, bonus=tok)
         else:
             step = speculative_step(target, draft, ctx[-CONTEXT_KEPT:], gamma, rng, greedy=greedy, rule=rule)
         for i, (tok, _) in enumerate(step.written):
-            p = step.p_dists[i]
-            q = step.proposals[i].q_dist if i < len(step.proposals) else draft.dist(ctx)
+            if i < len(step.proposals):
+                p, q = step.proposals[i].p_dist, step.proposals[i].q_dist
+            else:
+                p, q = target.dist(ctx), draft.dist(ctx)
             overlaps.append(overlap(p, q))
             ctx.append(tok)
         steps.append(step)

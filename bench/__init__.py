@@ -1,0 +1,1 @@
+"""Benchmarks: python -m bench (models against NLTK), bench/load.sh, bench/pageweight.py."""
