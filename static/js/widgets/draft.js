@@ -30,7 +30,7 @@ export function mount(el, ctx) {
       ...guesses.map((g, i) =>
         h("li", { class: `draft-slot${i < phase ? " is-written" : ""}${i === phase - 1 ? " is-new" : ""}` },
           h("span", { class: "draft-tok", text: i < phase ? g.token : "…" }),
-          h("span", { class: "draft-q", text: i < phase ? `q = ${fmt(g.q, 2)}` : "" }))),
+          h("span", { class: "draft-q", text: i < phase ? `q = ${fmt(g.q, 3)}` : "" }))),
     );
     const lit = phase > gamma;
     lanes.replaceChildren(
@@ -47,7 +47,7 @@ export function mount(el, ctx) {
         }
         return h("li", { class: cls },
           h("span", { class: "lane-num", text: String(i + 1) }),
-          h("span", { class: "lane-p", text: lit && g ? `p = ${fmt(g.p, 2)}` : "" }),
+          h("span", { class: "lane-p", text: lit && g ? `p = ${fmt(g.p, 3)}` : "" }),
           h("span", { class: "lane-note", text: note }));
       }),
     );

@@ -30,7 +30,7 @@ export function renderGauges(container, step, t) {
     const state = refused ? "skipped" : p.accepted ? "kept" : "refused";
     if (!p.accepted) refused = true;
     const rText = p.r === null || p.r === undefined ? t("greedy_r") : `r = ${fmt(p.r, 2)}`;
-    return h("li", { class: `gauge-item gauge-item--${state}`, "data-state": state },
+    return h("li", { class: `gauge-item gauge-item--${state}`, "data-verdict": state },
       gaugeSvg(p),
       h("span", { class: "gauge-tok", text: p.token }),
       h("span", { class: "gauge-num", text: `p = ${fmt(p.p, 3)}` }),

@@ -62,7 +62,7 @@ export function h(tag, attrs = {}, ...children) {
 
 // Wire every [data-state] control inside root to the URL state, both ways.
 export function bindControls(root, ctx) {
-  const controls = [...root.querySelectorAll("[data-state]")];
+  const controls = [...root.querySelectorAll("input[data-state], select[data-state]")];
   const sync = () => {
     for (const c of controls) {
       const v = stateValue(ctx, c.dataset.state);

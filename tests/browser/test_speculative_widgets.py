@@ -1,0 +1,95 @@
+"""Sections 3–8 in headless Chromium: stepping, marks, tubes, rules, sliders, no errors."""
+import pytest
+
+pytestmark = pytest.mark.browser
+
+READY = "() => document.documentElement.dataset.ready === '1'"
+
+
+def _load(page, url):
+    page.goto(url)
+    page.wait_for_function(READY, timeout=20000)
+
+
+def _ready(page, anchor):
+    page.wait_for_function(f"() => document.querySelector('#{anchor} [data-widget]').dataset.ready === '1'",
+                           timeout=20000)
+
+
+def test_tape_steps_add_tokens_with_the_right_marks(page, live_url):
+    _load(page, f"{live_url}/embed/en/specdec/tape/?seed=3")
+    _ready(page, "tape")
+    cells = page.locator("#tape .tape-cell:not(.tape-cell--context)")
+    assert cells.count() == 0  # reset to the context alone once the run has loaded
+    run = page.evaluate("() => fetch('/api/run?lang=en&draft=bigram&gamma=4&greedy=0&rule=exact&seed=3&tokens=40').then(r => r.json())")
+    total = 0
+    for i in range(3):
+        page.locator("#tape [data-act=step]").click()
+        written = run["steps"][i]["written"]
+        total += len(written)
+        assert cells.count() == total
+        for j, w in enumerate(written):
+            cell = cells.nth(total - len(written) + j)
+            assert cell.locator(".tape-tok").inner_text() == w["token"]
+            mark = cell.locator(".tape-mark").inner_text()
+            assert mark == ("●" if w["kind"] == "kept" else "◆")
+    assert page.locator("#tape [data-out=passes]").inner_text() == "3"
+    page.locator("#tape [data-act=reset]").click()
+    assert cells.count() == 0
+    assert page.console_errors == [] and page.foreign_requests == []
+
+
+def test_keyboard_steps_the_draft_animation(page, live_url):
+    _load(page, f"{live_url}/embed/en/specdec/draft/")
+    _ready(page, "draft")
+    page.locator("#draft [data-widget]").focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    assert page.locator("#draft .draft-slot.is-written").count() == 2
+    assert page.locator("#draft .target-lane.is-lit").count() == 0
+
+
+def test_tubes_fill_and_a_wrong_rule_changes_the_readout(page, live_url):
+    _load(page, f"{live_url}/embed/en/specdec/exact/")
+    _ready(page, "exact")
+    w = page.locator("#exact [data-widget]")
+    assert page.locator("#exact svg.tube--spec circle.ball").count() == 50
+    w.locator("[data-act=add]").click()
+    page.wait_for_function("() => document.querySelector('#exact [data-widget]').dataset.rounds === '2'")
+    assert page.locator("#exact svg.tube--spec circle.ball").count() == 100
+    assert page.locator("#exact svg.tube--plain circle.ball").count() == 100
+    before = w.locator("[data-out=put-in]").inner_text()
+    assert int(before) > 0
+    w.locator("select[data-state=rule]").select_option("keep-draft")
+    page.wait_for_function("() => document.querySelector('#exact [data-widget]').dataset.rule === 'keep-draft'")
+    assert w.locator("[data-out=put-in]").inner_text() == "0"
+    assert page.locator("#exact circle.ball--put-in").count() == 0
+    assert "rule=keep-draft" in page.url
+    assert page.console_errors == []
+
+
+def test_sliders_change_the_numbers(page, live_url):
+    _load(page, f"{live_url}/embed/en/specdec/speedup/")
+    page.locator("#speedup").scroll_into_view_if_needed()
+    _ready(page, "speedup")
+    out = page.locator("#speedup [data-out=speedup]")
+    cycle = page.locator("#speedup [data-out=cycle-draft]")
+    before, cyc = out.inner_text(), cycle.inner_text()
+    page.locator("#speedup-c").fill("0.5")
+    page.wait_for_function("(b) => document.querySelector('#speedup [data-out=speedup]').textContent !== b", arg=before)
+    assert cycle.inner_text() != cyc  # γc: 0.40 -> 2.00 at γ = 4
+    assert "c=0.5" in page.url
+    # A slower draft never raises the speed-up.
+    assert float(out.inner_text().rstrip("×")) < float(before.rstrip("×"))
+    page.wait_for_selector("#speedup .speedup-chart.is-live .main-svg", timeout=20000)
+    assert page.console_errors == [] and page.foreign_requests == []
+
+
+def test_alpha_follows_the_draft(page, live_url):
+    _load(page, f"{live_url}/embed/en/specdec/alpha/")
+    _ready(page, "alpha")
+    a = page.locator("#alpha [data-out=alpha]")
+    before = a.inner_text()
+    page.locator("#alpha select[data-state=draft]").select_option("trigram")
+    page.wait_for_function("(b) => document.querySelector('#alpha [data-out=alpha]').textContent !== b", arg=before)
+    assert a.inner_text() == "1.000"
