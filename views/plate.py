@@ -10,7 +10,7 @@ from flask import Blueprint, abort, current_app, render_template, request, url_f
 from flask_babel import lazy_gettext as _l
 
 from sim.roofline import GPUS, MODELS
-from views import sections_roofline, sections_speculative
+from views import sections_lab, sections_roofline, sections_speculative
 from views.params import Param, parse_lenient
 
 bp = Blueprint("plate", __name__)
@@ -33,6 +33,7 @@ SECTIONS: tuple[tuple[int, str, object], ...] = (
     (11, "reader", _l("Inside the reader")),
     (12, "parts", _l("Taken apart")),
     (13, "bench", _l("The bench")),
+    (14, "lab", _l("Beyond the plate")),
 )
 ANCHORS = tuple(a for _, a, _t in SECTIONS)
 
@@ -51,6 +52,8 @@ STATE_SPEC = {
     "c": Param.float(0.0, 1.0, default=0.1),
     # Acceptance rate for the roofline sections (9) until the bench's measured α is wired in.
     "alpha": Param.float(0.0, 1.0, default=0.6),
+    # Section 14 (the lab): its own controls, declared in views/sections_lab.py.
+    **sections_lab.STATE_SPEC,
 }
 
 
@@ -71,7 +74,7 @@ def section_data(lang: str, state: dict) -> dict:
     a dash for a missing number) rather than taking the whole page down.
     """
     d: dict = {}
-    for module in (sections_roofline, sections_speculative):
+    for module in (sections_roofline, sections_speculative, sections_lab):
         try:
             d.update(module.data(lang, dict(state)) or {})
         except Exception:  # noqa: BLE001 - deliberately broad, see docstring
