@@ -65,16 +65,16 @@ class Param:
 
     # -- description and conversion -------------------------------------------------------------
     def allowed(self) -> str:
-        """What is allowed, in a compact form that reads the same in every language."""
+        """What is allowed, in a compact form (translated: the page notice and API errors show it)."""
         if self.kind == "int":
-            return f"integer {self.lo}..{self.hi}"
+            return _("integer %(lo)s..%(hi)s", lo=self.lo, hi=self.hi)
         if self.kind == "float":
-            return f"number {_fmt(self.lo)}..{_fmt(self.hi)}"
+            return _("number %(lo)s..%(hi)s", lo=_fmt(self.lo), hi=_fmt(self.hi))
         if self.kind == "choice":
-            return "one of " + ", ".join(self.choices)
+            return _("one of %(choices)s", choices=", ".join(self.choices))
         if self.kind == "bool":
-            return "0, 1, true or false"
-        return f"text of at most {self.max_len} characters"
+            return _("0, 1, true or false")
+        return _("text of at most %(n)s characters", n=self.max_len)
 
     def convert(self, name: str, raw: str) -> Any:
         """Return the typed value of `raw` or raise ParamError."""
@@ -148,7 +148,7 @@ def parse(args: Mapping, spec: Mapping[str, Param]) -> dict:
     """
     for name in args:
         if name not in spec:
-            raise ParamError(name, "one of " + ", ".join(spec) if spec else "no parameters",
+            raise ParamError(name, _("one of %(choices)s", choices=", ".join(spec)) if spec else _("no parameters"),
                              _("Unknown parameter “%(name)s”.", name=_clip(name)))
     out = {}
     for name, param in spec.items():
