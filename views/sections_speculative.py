@@ -64,26 +64,6 @@ def _plain(o):
     return o
 
 
-class _Recorder:
-    """Wraps a model and remembers every context its `dist` was asked about.
-
-    sim's Step keeps the proposals only up to the first refusal, but section 3 shows all γ
-    guesses the draft wrote. The target's last look-up in a pass reads the context followed by
-    every guess, so the guesses are recovered from it without touching the loop.
-    """
-
-    def __init__(self, model):
-        self._m = model
-        self.calls: list[tuple[int, ...]] = []
-
-    def dist(self, context=()):
-        self.calls.append(tuple(context))
-        return self._m.dist(context)
-
-    def __getattr__(self, name):
-        return getattr(self._m, name)
-
-
 def _residual_rows(step, vocab, top=6) -> list[dict] | None:
     """p, q and the normalised residual for the tokens the replacement is most likely drawn from,
     plus the refused guess (residual 0) so the reader sees why it cannot come back."""
@@ -105,22 +85,19 @@ def run_json(lang, draft, gamma, greedy, rule, tokens, seed, context=""):
     models = load_models(lang)
     M, ctx_tokens, ids = _context_ids(lang, context)
     rng = np.random.default_rng(seed)
-    target, q_model = _Recorder(M), models[draft]
-    run = generate(target, q_model, ids, tokens, gamma, rng, greedy=greedy, rule=rule)
+    q_model = models[draft]
+    run = generate(M, q_model, ids, tokens, gamma, rng, greedy=greedy, rule=rule)
     out = run.to_json(M.vocab, top=8)
-    # Each pass made γ + 1 target look-ups; the last one's context ends with all γ guesses.
-    calls = iter(target.calls)
     for step, sj in zip(run.steps, out["steps"]):
         for pj in sj["proposals"]:
             pj["accepted"] = bool(pj["accepted"])  # sim gives numpy bools; JSON needs Python's
-        looked = [next(calls) for _ in range(step.gamma + 1)] if step.gamma else [next(calls, ())]
-        if step.gamma:
-            full = list(looked[-1])
-            base, guesses = full[:-step.gamma], full[-step.gamma:]
-            sj["guesses"] = [
-                {"token": M.vocab[g], "q": float(q_model.dist(base + guesses[:i])[g]),
-                 "p": float(M.dist(base + guesses[:i])[g])}
-                for i, g in enumerate(guesses)]
+        # All γ guesses the draft wrote (the trace's proposals stop at the first refusal), with
+        # q and p at each position: section 3 shows the draft writing every one of them.
+        base = list(step.context)
+        sj["guesses"] = [
+            {"token": M.vocab[g], "q": float(q_model.dist(base + step.guesses[:i])[g]),
+             "p": float(M.dist(base + step.guesses[:i])[g])}
+            for i, g in enumerate(step.guesses)]
         sj["residual_rows"] = _residual_rows(step, M.vocab)
     out["context"] = ctx_tokens
     out["params"] = {"lang": lang, "draft": draft, "gamma": gamma, "greedy": greedy,
