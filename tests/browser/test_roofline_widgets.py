@@ -1,0 +1,128 @@
+"""Sections 1, 2, 9, 10, 11 in headless Chromium: sliders and pickers change the numbers and
+the URL, charts render, tabs switch, reduced motion is respected, no errors, nothing foreign."""
+import re
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+
+def _mounted(page, url, name):
+    page.goto(url)
+    page.wait_for_selector("html[data-ready='1']", state="attached", timeout=20000)
+    page.wait_for_selector(f"[data-widget={name}][data-state=mounted]", state="attached", timeout=20000)
+
+
+def _text(page, sel):
+    return page.locator(sel).first.inner_text()
+
+
+def _slide(page, sel, key, times=1):
+    page.locator(sel).focus()
+    for _ in range(times):
+        page.keyboard.press(key)
+
+
+def test_batch_slider_changes_numbers_url_and_chart(page, live_url):
+    _mounted(page, f"{live_url}/embed/en/specdec/batch/", "batch")
+    field = '#batch [data-field="batch.with_cache.tokens_per_s"]'
+    before = _text(page, field)
+    assert before == "4,252"  # 64 streams, 4,096 tokens each (checked against sim in test_api)
+    # Two stops up from 64: 96, then 128.
+    _slide(page, "#batch-batch", "ArrowRight", 2)
+    page.wait_for_function(f"() => document.querySelector('{field}').textContent !== '{before}'")
+    assert _text(page, "#batch output[for=batch-batch]") == "128"
+    assert "batch=128" in page.url
+    api = page.evaluate("() => fetch('/api/roofline?batch=128').then(r => r.json())")
+    assert _text(page, field) == f"{round(api['batch']['with_cache']['tokens_per_s']):,}"
+    # The plotly chart draws (lazily) with four traces: two curves, the ceiling, the marker.
+    page.locator('[data-plot="batch"]').scroll_into_view_if_needed()
+    page.wait_for_selector('[data-plot="batch"] .main-svg', timeout=20000)
+    assert page.locator('[data-plot="batch"] .scatterlayer .trace').count() == 4
+    assert page.locator('[data-plot="batch"] .xtitle').text_content() == "Streams in the batch"
+    assert page.console_errors == [] and page.foreign_requests == []
+
+
+def test_context_slider_moves_the_stack(page, live_url):
+    _mounted(page, f"{live_url}/embed/en/specdec/batch/", "batch")
+    grow = "() => document.querySelector('[data-share=cache]').style.flexGrow"
+    before = float(page.evaluate(grow))
+    _slide(page, "#batch-ctx", "Home")
+    page.wait_for_function(f"() => Number(document.querySelector('[data-share=cache]').style.flexGrow) < {before}")
+    assert float(page.evaluate(grow)) == 0.0  # no context, no cache
+    assert _text(page, '#batch [data-field="batch.kv_gb"]') == "0.0"
+    assert "ctx=0" in page.url
+    assert page.console_errors == []
+
+
+def test_model_picker_updates_every_roofline_section(page, live_url):
+    page.goto(f"{live_url}/en/specdec/")
+    page.wait_for_selector("html[data-ready='1']", state="attached", timeout=20000)
+    ms = '#onebyone [data-field="onebyone.ms_per_token"]'
+    assert _text(page, ms) == "4.8"
+    page.select_option("#obo-model", "llama-3.1-70b")
+    page.wait_for_function(f"() => document.querySelector('{ms}').textContent !== '4.8'")
+    # 70,553,706,496 x 2 B / 3.35 TB/s = 42.1 ms.
+    assert _text(page, ms) == "42.1"
+    assert "model=llama-3.1-70b" in page.url
+    # Section 2's label and section 9's picker follow.
+    page.wait_for_function("() => document.querySelector('#batch [data-field=\"model.label\"]').textContent === 'Llama 3.1 70B'")
+    assert page.locator("#idle-model").input_value() == "llama-3.1-70b"
+
+
+def test_idle_sliders_and_both_charts(page, live_url):
+    _mounted(page, f"{live_url}/embed/en/specdec/idle/?ctx=0", "idle")
+    assert _text(page, '#idle dd [data-field="idle.breakeven"]') == "113"
+    assert not page.locator('#idle dd [data-case="always"]').is_visible()
+    speed = '#idle dd [data-field="idle.speedup"]'
+    before = _text(page, speed)
+    page.locator("#idle-alpha").fill("0.9")
+    page.wait_for_function(f"() => document.querySelector('{speed}').textContent !== '{before}'")
+    assert "alpha=0.9" in page.url
+    page.select_option("#idle-gamma", "2")
+    page.wait_for_function("() => location.search.includes('gamma=2')")
+    for name in ("idle", "idle-contexts"):
+        plot = page.locator(f'[data-plot="{name}"]')
+        plot.scroll_into_view_if_needed()
+        page.wait_for_selector(f'[data-plot="{name}"] .main-svg', timeout=20000)
+    assert page.locator('[data-plot="idle-contexts"] .scatterlayer .trace').count() == 4
+    # The break-even batch is drawn on the throughput chart (a dashed line shape).
+    assert page.locator('[data-plot="idle"] .shapelayer path').count() >= 2
+    assert page.console_errors == [] and page.foreign_requests == []
+
+
+def test_lanes_slider_lights_lanes_and_reports_busy(page, live_url):
+    _mounted(page, f"{live_url}/embed/en/specdec/reader/", "reader")
+    assert page.locator("#reader .rf-lane.is-lit").count() == 9
+    assert _text(page, '#reader dd [data-field="reader.busy"]') == "3.0%"
+    _slide(page, "#reader-lanes", "ArrowRight", 3)  # 10, 11, 12
+    page.wait_for_function("() => document.querySelectorAll('#reader .rf-lane.is-lit').length === 12")
+    # 12 lanes / 295.37 = 4.1 %.
+    page.wait_for_function("() => document.querySelector('#reader dd [data-field=\"reader.busy\"]').textContent === '4.1%'")
+    _slide(page, "#reader-lanes", "End")
+    page.wait_for_function("() => !document.querySelector('#reader [data-out=more]').hidden")
+    assert re.search(r"\+ 496 more lanes", page.locator("#reader [data-out=more]").text_content())
+    assert page.console_errors == [] and page.foreign_requests == []
+
+
+def test_selfdraft_tabs_switch_the_diagram(page, live_url):
+    _mounted(page, f"{live_url}/embed/en/specdec/selfdraft/", "selfdraft")
+    assert page.locator("[data-panel=medusa]").is_visible()
+    assert not page.locator("[data-panel=eagle]").is_visible()
+    page.locator("[role=tab][data-method=eagle]").click()
+    assert page.locator("[data-panel=eagle]").is_visible()
+    assert not page.locator("[data-panel=medusa]").is_visible()
+    page.keyboard.press("ArrowRight")
+    assert page.locator("[data-panel=lookahead]").is_visible()
+    assert page.locator("[role=tab][data-method=lookahead]").get_attribute("aria-selected") == "true"
+    assert page.console_errors == []
+
+
+def test_sweep_respects_reduced_motion(browser, live_url):
+    ctx = browser.new_context(reduced_motion="reduce")
+    pg = ctx.new_page()
+    pg.goto(f"{live_url}/embed/en/specdec/onebyone/")
+    pg.wait_for_selector("[data-widget=onebyone][data-state=mounted]", state="attached", timeout=20000)
+    assert "is-still" in pg.locator("[data-widget=onebyone]").get_attribute("class")
+    assert pg.evaluate("() => getComputedStyle(document.querySelector('.rf-sweep')).animationName") == "none"
+    ctx.close()
