@@ -109,7 +109,9 @@ class Step:
 
     def to_json(self, vocab: Sequence[str], top: int = 8) -> dict:
         def top_of(dist):
-            idx = np.argsort(-dist, kind="stable")[:top]
+            # argpartition finds the top entries in O(V); only those few get sorted.
+            part = np.argpartition(-dist, top)[:top] if top < dist.size else np.arange(dist.size)
+            idx = part[np.lexsort((part, -dist[part]))]
             return [[vocab[i], float(dist[i])] for i in idx]
 
         return {
@@ -131,7 +133,6 @@ class Step:
             "replacement": vocab[self.replacement] if self.replacement is not None else None,
             "bonus": vocab[self.bonus] if self.bonus is not None else None,
             "bonus_top": top_of(self.p_at(self.gamma)) if self.bonus is not None else None,
-            "p_positions": [top_of(p) for p in self.p_dists],
             "written": [{"token": vocab[t], "kind": kind} for t, kind in self.written],
         }
 
@@ -162,7 +163,7 @@ def speculative_step(target: NGramModel, draft: NGramModel, context: Sequence[in
             r, accepted = None, x == int(np.argmax(p))
         else:
             r = float(rng.random())
-            accepted = rule == "keep-draft" or r < p[x] / q[x]
+            accepted = rule == "keep-draft" or bool(r < p[x] / q[x])
         step.proposals.append(Proposal(x, float(q[x]), float(p[x]), r, accepted, q, p))
         if not accepted:
             if greedy:
