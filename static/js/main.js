@@ -149,15 +149,30 @@ if ("IntersectionObserver" in window) {
 }
 
 // ---- language switch keeps the settings and the section ------------------------------------
+function sectionInView() {
+  // The section crossing a line 40% down the viewport, the one the reader is looking at.
+  const y = window.innerHeight * 0.4;
+  for (const s of document.querySelectorAll(".plate-section[id]")) {
+    const r = s.getBoundingClientRect();
+    if (r.top <= y && r.bottom > y) return s.id;
+  }
+  return "";
+}
+
 function updateLinks() {
   const sw = document.getElementById("lang-switch");
   if (!sw) return;
   const url = new URL(sw.href, location.href);
   url.search = location.search;
-  url.hash = location.hash;
+  // Land on the section being read (the URL's #hash may be left over from an earlier jump).
+  const inView = sectionInView();
+  url.hash = inView ? `#${inView}` : location.hash;
   sw.href = url.pathname + url.search + url.hash;
 }
 window.addEventListener("hashchange", updateLinks);
+for (const ev of ["pointerdown", "focus", "mouseenter"]) {
+  document.getElementById("lang-switch")?.addEventListener(ev, updateLinks);
+}
 
 // ---- mounting ------------------------------------------------------------------------------
 function makeCtx(el) {
