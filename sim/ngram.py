@@ -38,7 +38,10 @@ class _Rows:
         self.start = np.searchsorted(keys, np.arange(n_rows + 1))
         self.nxt = nxt.astype(np.int64)
         self.cnt = cnt.astype(np.float64)
-        total = np.add.reduceat(self.cnt, self.start[:-1]) if len(self.cnt) else np.zeros(n_rows)
+        # reduceat wants every start < len; empty rows at the end (a token seen only as the text's
+        # last) would point past it, so clip them (their total is zeroed just below).
+        starts = np.minimum(self.start[:-1], max(len(self.cnt) - 1, 0))
+        total = np.add.reduceat(self.cnt, starts) if len(self.cnt) else np.zeros(n_rows)
         n_plus = np.diff(self.start).astype(np.float64)
         total = np.where(n_plus > 0, total, 0.0)  # reduceat repeats a value for empty rows
         self.total = total

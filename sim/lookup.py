@@ -1,0 +1,128 @@
+"""Prompt-lookup drafting: a draft with no second model, copied from the text so far.
+
+Saxena (2023), "Prompt Lookup Decoding" (github.com/apoorvumang/prompt-lookup-decoding), also in
+Hugging Face transformers as ``prompt_lookup_num_tokens``. Take the last n tokens of the text (try
+n = 3, then 2, then 1), find their most recent earlier occurrence, and propose the (up to) γ tokens
+that followed it. (Transformers takes the earliest occurrence; the most recent one is usually the
+more relevant on long texts and is what we use.) With no occurrence, nothing is proposed and the
+pass is a plain target step.
+
+As a draft, q is a point mass on each proposed token: the guess x is kept with probability
+min(1, p(x)/1) = p(x), and on a refusal the replacement comes from max(0, p − q) normalised, which
+is p with x removed and renormalised. Together: P(x) = p(x), P(y) = (1 − p(x)) · p(y)/(1 − p(x))
+= p(y). The proposal is a function of the past only, so the output is still exactly p
+(Leviathan et al. 2023, Appendix A.1, holds for any q).
+
+Looking up costs next to nothing next to a model run, so its draft cost c is ≈ 0.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from .ngram import NGramModel
+from .speculative import CONTEXT_KEPT, Run, Step, Proposal, check_args, overlap, residual, sample
+
+MAX_NGRAM = 3   # the longest n-gram looked up (Saxena's default is 3 as well)
+# The lookup reads at most this many tokens back; bounds the work per pass (a numpy scan).
+HISTORY_MAX = 20_000
+
+
+def propose(history: Sequence[int], gamma: int, max_ngram: int = MAX_NGRAM) -> list[int]:
+    """Up to γ tokens that followed the most recent earlier occurrence of the text's last n-gram.
+
+    Tries n = max_ngram down to 1; the occurrence must end before the last token, so at least one
+    token follows it. [] when nothing matches (or γ = 0)."""
+    h = np.asarray(history[-HISTORY_MAX:], dtype=np.int64)
+    L = h.size
+    if gamma < 1 or L < 2:
+        return []
+    for n in range(min(max_ngram, L - 1), 0, -1):
+        tail = h[L - n:]
+        # Start positions j < L − n whose n tokens equal the tail (j + n ≤ L − 1: one token follows).
+        hits = np.ones(L - n, dtype=bool)
+        for k in range(n):
+            hits &= h[k:L - n + k] == tail[k]
+        js = np.flatnonzero(hits)
+        if js.size:
+            start = int(js[-1]) + n
+            return [int(t) for t in h[start:start + gamma]]
+    return []
+
+
+def point_mass(V: int, x: int) -> np.ndarray:
+    q = np.zeros(V)
+    q[x] = 1.0
+    return q
+
+
+def lookup_step(target: NGramModel, history: Sequence[int], gamma: int, rng: np.random.Generator, *,
+                greedy: bool = False, rule: str = "exact") -> Step:
+    """One pass with the lookup draft from the full text so far (``history``, token ids).
+
+    The returned Step's ``gamma`` is the number of guesses actually proposed (0..γ): a lookup may
+    find fewer than γ tokens, or none (then the step is the target's own token, as a bonus)."""
+    check_args(gamma, rule)
+    guesses = propose(history, gamma)
+    ctx = list(history[-CONTEXT_KEPT:])
+    step = Step(tuple(ctx), len(guesses), greedy, rule, [], target, guesses)
+    for i, x in enumerate(guesses):
+        p = step.p_at(i)
+        q = point_mass(target.V, x)
+        if greedy:
+            r, accepted = None, x == int(np.argmax(p))
+        else:
+            r = float(rng.random())
+            accepted = rule == "keep-draft" or r < p[x]   # p(x) / q(x) with q(x) = 1
+        step.proposals.append(Proposal(x, 1.0, float(p[x]), r, bool(accepted), q, p))
+        if not accepted:
+            if greedy:
+                step.replacement = int(np.argmax(p))
+            elif rule == "exact":
+                step.residual = residual(p, q)   # p without x, renormalised
+                step.replacement = sample(step.residual, rng)
+            else:
+                step.replacement = sample(p, rng)
+            return step
+    n = len(guesses)
+    step.bonus = int(np.argmax(step.p_at(n))) if greedy else target.sample(ctx + guesses, rng)
+    return step
+
+
+def generate_lookup(target: NGramModel, history: Sequence[int], n_tokens: int, gamma: int,
+                    rng: np.random.Generator, *, greedy: bool = False, rule: str = "exact",
+                    shown_context: int = CONTEXT_KEPT) -> Run:
+    """Write ``n_tokens`` tokens after ``history`` with the lookup draft (γ guesses at most per pass).
+
+    ``history`` is the whole prompt the lookup may copy from; the Run's context shows only its last
+    ``shown_context`` tokens. The overlap Σ min(p, q) at a written position is p(x) where a guess x
+    was checked, and 0 where nothing was proposed (no guess, nothing to keep)."""
+    check_args(gamma, rule)
+    if n_tokens < 1:
+        raise ValueError("n_tokens must be at least 1")
+    text = list(history)
+    start = len(text)
+    steps, overlaps = [], []
+    while len(text) - start < n_tokens:
+        step = lookup_step(target, text, gamma, rng, greedy=greedy, rule=rule)
+        for i, (tok, _) in enumerate(step.written):
+            if i < len(step.proposals):
+                pr = step.proposals[i]
+                overlaps.append(overlap(pr.p_dist, pr.q_dist))
+            else:
+                overlaps.append(0.0)
+            text.append(tok)
+        steps.append(step)
+    return Run(tuple(history[-shown_context:]), text[start:start + n_tokens], steps, overlaps, gamma)
+
+
+def lookup_stats(run: Run) -> dict:
+    """What the lookup draft did: how often it found a match and how long its proposals were."""
+    passes = len(run.steps)
+    proposed = [len(s.proposals) for s in run.steps]
+    return {
+        "match_rate": sum(1 for n in proposed if n) / passes if passes else None,
+        "mean_proposed": float(np.mean(proposed)) if passes else None,
+        "guesses": sum(proposed),
+    }
