@@ -85,3 +85,9 @@ def extra_arithmetic(alpha: float, gamma: int) -> float:
 def speedup_curve(alpha: float, c: float, gamma_max: int = GAMMA_MAX) -> list[dict]:
     return [{"gamma": g, "expected_tokens": expected_tokens(alpha, g), "speedup": speedup(alpha, g, c)}
             for g in range(1, gamma_max + 1)]
+
+
+def break_even_map(gammas, cs) -> list[list[float | None]]:
+    """break_even_alpha over a grid: row i is c = cs[i], column j is γ = gammas[j] (the layout of a
+    heat map with γ across and c up). None where no α pays (c > 1)."""
+    return [[break_even_alpha(int(g), float(c)) for g in gammas] for c in cs]
