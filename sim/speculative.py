@@ -78,7 +78,8 @@ class Step:
     rule: str
     proposals: list[Proposal]
     target: NGramModel = field(repr=False)
-    guesses: list[int] = field(default_factory=list, repr=False)
+    guesses: list[int] = field(default_factory=list, repr=False)     # all γ, kept or not
+    q_dists: list[np.ndarray] = field(default_factory=list, repr=False)  # the draft at each guess
     residual: np.ndarray | None = field(default=None, repr=False)
     replacement: int | None = None
     bonus: int | None = None
@@ -129,6 +130,9 @@ class Step:
                 }
                 for pr in self.proposals
             ],
+            # Every guess the draft wrote, checked or thrown away, with p from the target's pass.
+            "guesses": [{"token": vocab[g], "q": float(q[g]), "p": float(self.p_at(i)[g])}
+                        for i, (g, q) in enumerate(zip(self.guesses, self.q_dists))],
             "residual_top": top_of(self.residual) if self.residual is not None else None,
             "replacement": vocab[self.replacement] if self.replacement is not None else None,
             "bonus": vocab[self.bonus] if self.bonus is not None else None,
@@ -156,7 +160,7 @@ def speculative_step(target: NGramModel, draft: NGramModel, context: Sequence[in
         q_dists.append(q)
 
     # One target pass over the γ+1 positions; each position is looked up when the check reaches it.
-    step = Step(tuple(ctx), gamma, greedy, rule, [], target, guesses)
+    step = Step(tuple(ctx), gamma, greedy, rule, [], target, guesses, q_dists)
     for i, (x, q) in enumerate(zip(guesses, q_dists)):
         p = step.p_at(i)
         if greedy:

@@ -89,15 +89,6 @@ def run_json(lang, draft, gamma, greedy, rule, tokens, seed, context=""):
     run = generate(M, q_model, ids, tokens, gamma, rng, greedy=greedy, rule=rule)
     out = run.to_json(M.vocab, top=8)
     for step, sj in zip(run.steps, out["steps"]):
-        for pj in sj["proposals"]:
-            pj["accepted"] = bool(pj["accepted"])  # sim gives numpy bools; JSON needs Python's
-        # All γ guesses the draft wrote (the trace's proposals stop at the first refusal), with
-        # q and p at each position: section 3 shows the draft writing every one of them.
-        base = list(step.context)
-        sj["guesses"] = [
-            {"token": M.vocab[g], "q": float(q_model.dist(base + step.guesses[:i])[g]),
-             "p": float(M.dist(base + step.guesses[:i])[g])}
-            for i, g in enumerate(step.guesses)]
         sj["residual_rows"] = _residual_rows(step, M.vocab)
     out["context"] = ctx_tokens
     out["params"] = {"lang": lang, "draft": draft, "gamma": gamma, "greedy": greedy,
