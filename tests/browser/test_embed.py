@@ -45,15 +45,19 @@ def test_embed_in_foreign_page_loads_and_resizes(browser, live_url, host_url):
     pg.wait_for_function(
         "document.getElementById('one').dataset.specdecHeight && "
         "document.getElementById('all').dataset.specdecHeight", timeout=20000)
-    one = pg.locator("#one")
-    h_one = int(one.get_attribute("data-specdec-height"))
-    h_all = int(pg.locator("#all").get_attribute("data-specdec-height"))
-    assert h_one > 150 or h_one != 150       # changed from the host's initial height
+    # The embed's own content loaded inside the frame and its widget was mounted.
+    frame = next(f for f in pg.frames if "/embed/en/specdec/tape/" in f.url)
+    frame.wait_for_selector("html[data-ready='1']", state="attached", timeout=20000)
+    frame.wait_for_selector("[data-widget][data-state=mounted]", state="attached")
+    pg.wait_for_timeout(300)   # let the last height message after mounting arrive
+    # Read the reported height and the frame's laid-out height at the same moment.
+    h_one, box_one, h_all = pg.evaluate("""() => {
+        const one = document.getElementById('one');
+        return [+one.dataset.specdecHeight, one.getBoundingClientRect().height,
+                +document.getElementById('all').dataset.specdecHeight]; }""")
+    assert h_one != 150                       # changed from the host's initial height
     assert h_all > h_one                      # the whole plate is taller than one section
-    assert abs(one.bounding_box()["height"] - h_one) <= 1
-    # The embed's own content loaded inside the frame (its widget was mounted).
-    frame = pg.frame_locator("#one")
-    frame.locator("[data-widget]").first.wait_for(state="attached")
+    assert abs(box_one - h_one) <= 1
     # The full page refuses to be framed by another origin: its frame stays empty.
     page_frame = next(f for f in pg.frames if f.url.endswith("/en/specdec/") or f.name == "page")
     assert page_frame.locator("h1").count() == 0
@@ -66,8 +70,11 @@ def test_embed_reports_height_again_when_content_grows(browser, live_url, host_u
     pg = ctx.new_page()
     pg.goto(host_url)
     pg.wait_for_function("document.getElementById('one').dataset.specdecHeight", timeout=20000)
-    before = int(pg.locator("#one").get_attribute("data-specdec-height"))
     frame = next(f for f in pg.frames if "/embed/en/specdec/tape/" in f.url)
+    # Measure only once the widget has replaced its server-rendered fallback.
+    frame.wait_for_selector("html[data-ready='1']", state="attached", timeout=20000)
+    pg.wait_for_timeout(300)
+    before = int(pg.locator("#one").get_attribute("data-specdec-height"))
     frame.evaluate("""() => { const d = document.createElement('div');
         d.style.height = '400px'; document.querySelector('main').appendChild(d); }""")
     pg.wait_for_function(

@@ -3,6 +3,8 @@ import re
 
 import pytest
 
+from views.plate import SECTIONS
+
 pytestmark = pytest.mark.browser
 
 
@@ -16,7 +18,7 @@ def _load(page, url):
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_page_loads_without_errors_or_foreign_requests(page, live_url, lang):
     _load(page, f"{live_url}/{lang}/specdec/")
-    assert page.locator("section.plate-section").count() == 13
+    assert page.locator("section.plate-section").count() == len(SECTIONS)
     assert page.console_errors == []
     assert page.foreign_requests == []
     failed = page.locator("[data-widget][data-state=failed]")
