@@ -1,0 +1,149 @@
+"""The caps on request size hold: over-cap values are refused, and the largest allowed request
+does a bounded, counted amount of model work (counted, never timed: CPU times are measured by
+bench/cpu.py and reported in the README).
+
+Work is counted by wrapping `NGramModel.dist` and `NGramModel.sample` (every model evaluation
+goes through one of them) and by the misses of each model's distribution caches, which are the
+O(V) vector builds that cost real time.
+"""
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from sim.ngram import NGramModel, load_models
+from views.api import speculative as spec_api
+
+CAPS = {"tokens": 200, "rounds": 20, "trials": 200, "gamma": 16}
+
+
+def test_caps_are_the_agreed_ones():
+    assert (spec_api.MAX_TOKENS, spec_api.MAX_ROUNDS, spec_api.MAX_TRIALS, spec_api.MAX_GAMMA) == \
+        (CAPS["tokens"], CAPS["rounds"], CAPS["trials"], CAPS["gamma"])
+
+
+@pytest.mark.parametrize("path,param", [
+    ("/api/run?tokens=201", "tokens"),
+    ("/api/run?tokens=1000000", "tokens"),
+    ("/api/run?gamma=17", "gamma"),
+    ("/api/run?gamma=-1", "gamma"),
+    ("/api/tubes?rounds=21", "rounds"),
+    ("/api/tubes?trials=201", "trials"),
+    ("/api/tubes?trials=0", "trials"),
+    ("/api/theory?gamma=17", "gamma"),
+    ("/api/dist?top=101", "top"),
+    ("/api/run?context=" + "a" * 201, "context"),
+    ("/api/tubes?context=" + "说" * 201, "context"),
+    ("/api/roofline?batch=1025", "batch"),
+    ("/api/roofline?lanes=513", "lanes"),
+    ("/api/roofline?ctx=131073", "ctx"),
+    ("/api/run?seed=" + "9" * 2000, "seed"),
+])
+def test_over_cap_values_are_refused(client, path, param):
+    r = client.get(path)
+    assert r.status_code == 400
+    err = r.get_json()["error"]
+    assert err["param"] == param
+    assert err["allowed"]
+
+
+class Counter:
+    """Counts model evaluations and cache misses (vector builds) across all six models."""
+
+    def __init__(self, monkeypatch):
+        # The default contexts are chosen from the data once per process (sim.examples caches
+        # them, gunicorn.conf.py computes them before the workers fork): not per-request work.
+        from views.sections_speculative import default_context
+        for lang in ("en", "zh"):
+            default_context(lang)
+        self.dist = 0
+        self.sample = 0
+        real_dist, real_sample = NGramModel.dist, NGramModel.sample
+
+        def dist(model, context=()):
+            self.dist += 1
+            return real_dist(model, context)
+
+        def sample(model, context, rng):
+            self.sample += 1
+            return real_sample(model, context, rng)
+
+        monkeypatch.setattr(NGramModel, "dist", dist)
+        monkeypatch.setattr(NGramModel, "sample", sample)
+        self.models = [m for lang in ("en", "zh") for m in load_models(lang).values()]
+        for m in self.models:  # cold caches: the worst case a request can meet
+            m._dist_cached.cache_clear()
+            m._cdf_cached.cache_clear()
+
+    @property
+    def builds(self) -> int:
+        return sum(m._dist_cached.cache_info().misses + m._cdf_cached.cache_info().misses
+                   for m in self.models)
+
+
+LARGEST_RUNS = [
+    dict(lang=lang, draft=draft, greedy=greedy, rule=rule)
+    for lang, draft, greedy, rule in itertools.product(
+        ("en", "zh"), ("unigram", "bigram"), (0, 1), ("exact", "keep-draft"))
+    # keep-draft never refuses, so greedy adds nothing new there
+    if not (greedy and rule == "keep-draft")
+]
+
+
+@pytest.mark.parametrize("args", LARGEST_RUNS, ids=lambda a: "-".join(map(str, a.values())))
+def test_largest_run_does_bounded_work(client, monkeypatch, args):
+    tokens, gamma = CAPS["tokens"], CAPS["gamma"]
+    count = Counter(monkeypatch)
+    r = client.get("/api/run", query_string={**args, "tokens": tokens, "gamma": gamma,
+                                             "seed": 7, "context": "x" * 200})
+    assert r.status_code == 200
+    body = r.get_json()
+    passes = len(body["steps"])
+    # Every pass writes at least one token, so there are at most `tokens` passes.
+    assert 1 <= passes <= tokens
+    assert len(body["tokens"]) == tokens
+    # Per pass (by hand, from sim/speculative.py and views/sections_speculative.py): the draft
+    # reads γ contexts and samples γ tokens; the target reads at most γ+1 positions and samples
+    # the bonus; the trace re-reads each of the γ+1 positions at most twice per model for the
+    # guesses, the top lists and the overlap. That is at most 2γ + 2 + 4(γ+1) = 6γ + 6 calls;
+    # 8(γ+1) leaves room for a trace field added later without letting the work run away.
+    per_pass = 8 * (gamma + 1)
+    assert count.dist + count.sample <= passes * per_pass, (count.dist, count.sample, passes)
+    # Vector builds: a pass touches at most γ+1 distinct contexts per model (two models), and
+    # each context builds at most its distribution and its cumulative sum: 4(γ+1) per pass.
+    assert count.builds <= passes * 4 * (gamma + 1)
+    # And in absolute terms, the most this request can cost on cold caches:
+    assert count.dist + count.sample <= CAPS["tokens"] * 8 * (CAPS["gamma"] + 1)  # 27,200
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_largest_tubes_does_two_model_reads(client, monkeypatch, lang):
+    count = Counter(monkeypatch)
+    rounds, trials = CAPS["rounds"], CAPS["trials"]
+    r = client.get("/api/tubes", query_string={"lang": lang, "rounds": rounds, "trials": trials,
+                                               "draft": "unigram", "seed": 3})
+    assert r.status_code == 200
+    body = r.get_json()
+    # p and q are read once at the context; every trial after that is a vectorised draw.
+    assert count.dist == 2 and count.sample == 0
+    assert count.builds <= 2
+    assert len(body["samples"]) == rounds
+    assert all(len(s["plain"]) == trials and len(s["speculative"]) == trials
+               for s in body["samples"])
+    assert sum(body["plain"]["counts"].values()) == rounds * trials
+
+
+def test_dist_reads_one_distribution(client, monkeypatch):
+    count = Counter(monkeypatch)
+    r = client.get("/api/dist", query_string={"context": "the " * 50, "top": 100})
+    assert r.status_code == 200
+    assert count.dist == 1 and count.builds <= 1
+    assert len(r.get_json()["probs"]) == 100
+
+
+def test_theory_does_no_model_work(client, monkeypatch):
+    count = Counter(monkeypatch)
+    r = client.get("/api/theory", query_string={"gamma": CAPS["gamma"], "alpha": 0.99, "c": 1})
+    assert r.status_code == 200
+    assert count.dist == count.sample == count.builds == 0
