@@ -50,7 +50,7 @@ STATE_SPEC = {
     "rule": Param.choice(("exact", "resample-target", "keep-draft"), default="exact"),
     "seed": Param.int(0, 2147483647, default=1),
     "c": Param.float(0.0, 1.0, default=0.1),
-    # Acceptance rate for the roofline sections (9) until the bench's measured α is wired in.
+    # Acceptance rate for section 9; absent from the URL, the α measured in section 7 is used.
     "alpha": Param.float(0.0, 1.0, default=0.6),
     # Section 14 (the lab): its own controls, declared in views/sections_lab.py.
     **sections_lab.STATE_SPEC,
@@ -67,14 +67,17 @@ def page_state() -> tuple[dict, list]:
     return parse_lenient(request.args, STATE_SPEC)
 
 
-def section_data(lang: str, state: dict) -> dict:
+def section_data(lang: str, state: dict, explicit_alpha: bool = True) -> dict:
     """The numbers for server-side rendering, merged from the two sections modules.
 
     A failure in one module is logged and leaves its numbers out (the templates' filters print
     a dash for a missing number) rather than taking the whole page down.
     """
     d: dict = {}
-    for module in (sections_roofline, sections_speculative, sections_lab):
+    for module in (sections_speculative, sections_roofline, sections_lab):
+        if module is sections_roofline and not explicit_alpha and "spec" in d:
+            # Section 9 starts from the α the bench measures (section 7), to the slider's step.
+            state["alpha"] = round(d["spec"]["alpha"], 2)
         try:
             d.update(module.data(lang, dict(state)) or {})
         except Exception:  # noqa: BLE001 - deliberately broad, see docstring
@@ -94,7 +97,8 @@ def state_query(state: dict) -> dict:
 
 def _context(lang: str, embed: bool, anchor: str | None = None) -> dict:
     state, errors = page_state()
-    query = state_query(state)
+    query = state_query(state)  # before α is filled in from the run, so links don't pin it
+    d = section_data(lang, state, "alpha" in request.args)
     other = "zh" if lang == "en" else "en"
     return {
         "lang": lang,
@@ -103,7 +107,7 @@ def _context(lang: str, embed: bool, anchor: str | None = None) -> dict:
         "state_json": {k: (int(v) if isinstance(v, bool) else v) for k, v in state.items()},
         "query": query,
         "notices": errors,
-        "d": section_data(lang, state),
+        "d": d,
         "sections": SECTIONS,
         "embed": embed,
         "anchor": anchor,
