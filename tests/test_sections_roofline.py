@@ -88,7 +88,7 @@ def test_each_embed_renders_its_widget(client, anchor):
 
 
 def test_breakeven_sentence_follows_the_case(client):
-    page = client.get("/en/specdec/?ctx=0").get_data(as_text=True)
+    page = client.get("/en/specdec/?ctx=0&alpha=0.6").get_data(as_text=True)
     shown = re.findall(r'<span class="rf-case" data-case-of="idle.breakeven_case" data-case="(\w+)">', page)
     assert set(shown) == {"from"}  # the prose and the widget agree
     assert "113" in _field(page, "idle.breakeven")
@@ -107,3 +107,12 @@ def test_bad_state_falls_back_without_failing(client):
     assert r.status_code == 200
     page = r.get_data(as_text=True)
     assert "64" in _field(page, "batch.batch")  # the default batch
+
+
+def test_section_9_starts_from_the_measured_alpha(client):
+    # No alpha in the URL: the slider starts at section 7's measured α (to 0.01), not at 0.6.
+    from views import sections_speculative
+    measured = sections_speculative.data("en", {})["spec"]["alpha"]
+    page = client.get("/en/specdec/").get_data(as_text=True)
+    value = re.search(r'id="idle-alpha"[^>]*value="([0-9.]+)"', page).group(1)
+    assert float(value) == round(measured, 2) != 0.6
