@@ -47,9 +47,11 @@ def when_ready(server):
     every worker (copy-on-write), so the first readers do not each wait for a model load.
     """
     from sim.ngram import load_models
+    from views.sections_speculative import default_context
 
     for lang in ("en", "zh"):
         load_models(lang)
+        default_context(lang)  # chosen from the data once, then cached
     app = server.app.callable
     if app is None or not hasattr(app, "test_client"):
         return

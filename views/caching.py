@@ -43,6 +43,8 @@ DEFAULT_BYTES = 32 * 1024 * 1024
 
 # Endpoints whose 200 answers depend only on the URL and the resolved language.
 CACHEABLE_PREFIXES = ("plate.", "api.")
+# Files: their compressed bytes are kept too (per URL; files change only with a new deploy).
+FILE_ENDPOINTS = ("static", "plotly_js")
 
 
 class LRUBytes:
@@ -103,17 +105,21 @@ def _key() -> str:
     return f"{get_locale()}|{request.full_path}"
 
 
+def _compress_cacheable() -> bool:
+    return _cacheable_request() or request.endpoint in FILE_ENDPOINTS
+
+
 class _CompressCache:
-    """flask-compress cache backend that only keeps answers of cacheable endpoints."""
+    """flask-compress cache backend that only keeps answers of cacheable endpoints and files."""
 
     def __init__(self, lru: LRUBytes):
         self.lru = lru
 
     def get(self, key):
-        return self.lru.get(key) if _cacheable_request() else None
+        return self.lru.get(key) if _compress_cacheable() else None
 
     def set(self, key, value) -> None:
-        if _cacheable_request():
+        if _compress_cacheable():
             self.lru.set(key, value)
 
 
@@ -181,6 +187,13 @@ def init_app(app: Flask) -> None:
     @app.after_request
     def _etag_and_store(resp: Response) -> Response:
         ep = request.endpoint or ""
+        if ep in FILE_ENDPOINTS and render_cache is not None and resp.status_code == 200 \
+                and resp.is_streamed and request.method == "GET":
+            # A file is streamed from disk by default, and flask-compress then compresses it
+            # chunk by chunk on every request (slow: ~12 MB/s). Read into memory instead, so the
+            # compressed bytes come from the cache; our files are at most a few MB.
+            resp.direct_passthrough = False
+            resp.set_data(resp.get_data())
         if ep == "static":
             v = request.args.get("v")
             if v and v == static_version(current_app, request.view_args.get("filename", "")):

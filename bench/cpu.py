@@ -1,0 +1,72 @@
+"""CPU time of the costliest requests the API allows, measured in-process (no network).
+
+Each request runs with the render cache off and, for "cold", the models' distribution caches
+cleared first: the worst a single request can cost. Prints the median and the maximum of the
+process CPU time (time.process_time) over a few repetitions. Usage: python3 bench/cpu.py [N]
+"""
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from app import create_app  # noqa: E402
+from sim.ngram import load_models  # noqa: E402
+
+REQUESTS = [
+    ("/api/run, caps (tokens 200, γ 16), unigram draft",
+     "/api/run?tokens=200&gamma=16&draft=unigram&context=" + "x" * 200),
+    ("/api/run, caps, bigram draft, zh", "/api/run?lang=zh&tokens=200&gamma=16&draft=bigram"),
+    ("/api/run, sections 7–8 at page γ max (200 tokens, γ 8)", "/api/run?tokens=200&gamma=8"),
+    ("/api/run, a widget's request (40 tokens, γ 4)", "/api/run?tokens=40&gamma=4"),
+    ("/api/tubes, caps (20 rounds × 200 trials)", "/api/tubes?rounds=20&trials=200"),
+    ("/api/dist, top 100", "/api/dist?top=100&context=the"),
+    ("/api/theory", "/api/theory?gamma=16"),
+    ("/api/roofline", "/api/roofline?batch=1024&ctx=131072"),
+    ("/embed/en/specdec/tape/ (render)", "/embed/en/specdec/tape/"),
+    ("/en/specdec/ (whole plate, render)", "/en/specdec/"),
+]
+
+
+def clear_model_caches() -> None:
+    for lang in ("en", "zh"):
+        for m in load_models(lang).values():
+            m._dist_cached.cache_clear()
+            m._cdf_cached.cache_clear()
+
+
+def measure(client, url: str, n: int, cold: bool) -> list[float]:
+    out = []
+    for i in range(n):
+        if cold:
+            clear_model_caches()
+        t = time.process_time()
+        # A new seed each time where the route takes one, so no answer repeats.
+        seeded = url.startswith(("/api/run", "/api/tubes", "/en/", "/embed/"))
+        r = client.get(url + (f"&seed={i + 1}" if "?" in url else f"?seed={i + 1}") if seeded else url)
+        out.append((time.process_time() - t) * 1000)
+        assert r.status_code == 200, (url, r.status_code)
+    return out
+
+
+def main(argv=None) -> int:
+    n = int((argv or sys.argv[1:] or ["7"])[0])
+    app = create_app({"TESTING": True, "RENDER_CACHE": False})
+    client = app.test_client()
+    for _label, url in REQUESTS:  # load models, choose the default contexts, compile templates
+        client.get(url)
+    print(f"CPU time per request, ms (median / max of {n}; cold = model caches cleared first)")
+    print(f"{'request':<52} {'warm':>13} {'cold':>13}")
+    for label, url in REQUESTS:
+        warm = measure(client, url, n, cold=False)
+        cold = measure(client, url, n, cold=True)
+        print(f"{label:<52} {statistics.median(warm):>6.1f} /{max(warm):>5.1f} "
+              f"{statistics.median(cold):>6.1f} /{max(cold):>5.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
