@@ -1,16 +1,244 @@
-"""Server-side numbers for section 14, "Beyond the plate" (the lab). Filled in below."""
+"""Server-side numbers for section 14, "Beyond the plate" (the lab), shared with views/api/lab.py.
+
+The lab runs the bench on a source: one of the books (the default) or the reader's own text (known
+by its sha256 while this process's cache keeps it, see sim.usertext). On it: a run with the chosen
+draft (a model, or "lookup": copy from the text so far), optionally with adaptive γ compared with
+every fixed γ, all drafts side by side, the tubes from a context where draft and target disagree,
+and the break-even map.
+"""
 from __future__ import annotations
 
+from functools import lru_cache
+
+import numpy as np
+from flask_babel import gettext as _
+
+from sim import usertext
 from views.params import Param
 
-# The lab's controls in the URL state (merged into views.plate.STATE_SPEC).
+LANGS = ("en", "zh")
+DRAFTS = ("bigram", "unigram", "trigram", "lookup")
+ADAPT = ("off", "hf", "cost")
+GAMMA_MAX = 8          # as the page's γ control (views.plate.STATE_SPEC)
+RUN_TOKENS = 100       # tokens the lab writes per run (the API allows up to MAX_TOKENS)
+MAX_TOKENS = 200
+HISTORY_TOKENS = 400   # how much of the reader's text the lookup may copy from (the run's prompt)
+TUBES_TRIALS = 200     # first tokens drawn per tube
+TUBES_SHOWN = 8        # tokens with their own bar
+LOOKUP_C = 0.0         # a lookup in the text costs next to nothing next to a model run
+# The break-even map's grid: γ = 1..16 across, c = 0, 0.05, …, 1 up.
+MAP_GAMMAS = tuple(range(1, 17))
+MAP_CS = tuple(round(i * 0.05, 2) for i in range(21))
+
+# The lab's controls in the URL state (merged into views.plate.STATE_SPEC); γ, seed and c are the
+# page's shared ones.
 STATE_SPEC = {
     "text": Param.text(max_len=64, default=""),           # sha256 of the reader's own text
     "tlang": Param.choice(("auto", "en", "zh"), default="auto"),
-    "ldraft": Param.choice(("bigram", "unigram", "trigram", "lookup"), default="bigram"),
-    "adapt": Param.choice(("off", "hf", "cost"), default="off"),
+    "ldraft": Param.choice(DRAFTS, default="bigram"),
+    "adapt": Param.choice(ADAPT, default="off"),
 }
 
 
+class UnknownText(LookupError):
+    """The hash is not (or no longer) in this process's cache: the browser must send the text."""
+
+
+def text_error_message(e: usertext.TextError) -> str:
+    """A sentence for the reader saying what is wrong with the text."""
+    d = e.detail
+    if e.code == "empty":
+        return _("The text is empty.")
+    if e.code == "too_big":
+        return _("The text is %(size)s bytes; at most %(max)s bytes (2 MB) are allowed.",
+                 size=d.get("size"), max=d.get("max"))
+    if e.code == "binary":
+        return _("This looks like a binary file, not a text. Save it as plain UTF-8 text and try again.")
+    if e.code == "not_utf8":
+        return _("The file is not UTF-8 text (bad byte at position %(pos)s). Save it as UTF-8 and try again.",
+                 pos=d.get("position"))
+    if e.code == "too_short":
+        return _("The text has only %(n)s tokens; at least %(min)s are needed to count a model.",
+                 n=d.get("tokens"), min=d.get("min"))
+    if e.code == "one_token":
+        return _("The text repeats a single token; a model needs at least two different ones.")
+    return _("The text cannot be used.")
+
+
+# ---- the source: a book or the reader's text --------------------------------------------------
+
+class Source:
+    """Models, the prompt the run continues, and labels, for a book or a reader's text."""
+
+    def __init__(self, lang: str, ut: usertext.UserText | None = None):
+        from sim import examples
+        from sim.ngram import load_models
+        self.lang = lang
+        self.ut = ut
+        if ut is None:
+            self.models = load_models(lang)
+            T = self.models["trigram"]
+            self.history = T.encode(list(examples.tubes_context(lang)))
+            self.tubes_ctx = tuple(self.history)
+            self.key = f"book:{lang}"
+        else:
+            self.models = ut.models
+            self.history = [int(i) for i in ut.ids[-HISTORY_TOKENS:]]
+            self.tubes_ctx = usertext.disagreeing_context(ut)
+            self.key = f"text:{ut.sha256}:{lang}"
+
+    @property
+    def vocab(self):
+        return self.models["trigram"].vocab
+
+
+def source(lang: str, text: str = "") -> Source:
+    """The book of ``lang``, or the cached text of the hash ``text`` (UnknownText if not cached)."""
+    if not text:
+        return Source(lang)
+    ut = usertext.lookup(text, lang)
+    if ut is None:
+        raise UnknownText(text)
+    return Source(lang, ut)
+
+
+def text_info(ut: usertext.UserText) -> dict:
+    return {"text": ut.sha256, "lang": ut.lang, "tokens": ut.n_tokens, "vocab_size": len(ut.vocab),
+            "bytes": ut.n_bytes, "count_ms": round(ut.count_ms, 1)}
+
+
+# ---- runs -------------------------------------------------------------------------------------
+
+def _run(src: Source, draft: str, gamma: int, adapt: str, seed: int, c: float, tokens: int):
+    from sim.adaptive import generate_adaptive
+    from sim.lookup import generate_lookup
+    from sim.speculative import generate
+    T = src.models["trigram"]
+    rng = np.random.default_rng(seed)
+    if draft == "lookup":
+        return generate_lookup(T, src.history, tokens, gamma, rng)
+    if adapt != "off":
+        return generate_adaptive(T, src.models[draft], src.history, tokens, gamma, rng, policy=adapt,
+                                 c=c, gamma_max=GAMMA_MAX)
+    return generate(T, src.models[draft], src.history[-8:], tokens, gamma, rng)
+
+
+def _summary(run, c: float) -> dict:
+    from sim.adaptive import modelled_speedup
+    s = run.stats()
+    return {"alpha": s["alpha"], "acceptance_rate": s["acceptance_rate"],
+            "tokens_per_pass": s["tokens_per_pass"], "passes": s["passes"],
+            "speedup": modelled_speedup(run, c)}
+
+
+def _tape(run, vocab) -> list[dict]:
+    return [{"token": vocab[t], "kind": kind, "pass": i, "gamma": step.gamma}
+            for i, step in enumerate(run.steps) for t, kind in step.written]
+
+
+@lru_cache(maxsize=64)
+def _lab_cached(key: str, lang: str, text: str, draft: str, gamma: int, adapt: str, seed: int,
+                c: float, tokens: int) -> dict:
+    from sim.adaptive import compare
+    from sim.lookup import lookup_stats
+    src = source(lang, text)
+    vocab = src.vocab
+    c_draft = LOOKUP_C if draft == "lookup" else c
+    run = _run(src, draft, gamma, adapt, seed, c, tokens)
+    out = {
+        "lang": lang, "text": text or None, "draft": draft, "gamma": gamma, "adapt": adapt,
+        "seed": seed, "c": c, "c_draft": c_draft,
+        "source": text_info(src.ut) if src.ut else {"book": lang},
+        "context": [vocab[i] for i in src.history[-8:]],
+        "tape": _tape(run, vocab),
+        "gammas": [s.gamma for s in run.steps],
+        **_summary(run, c_draft),
+    }
+    if draft == "lookup":
+        out["lookup"] = lookup_stats(run)
+    # Every draft on the same text and seed, γ fixed: where the lookup shines and where not.
+    out["drafts"] = {}
+    for d in DRAFTS:
+        r = run if (d == draft and adapt == "off") else _run(src, d, gamma, "off", seed, c, tokens)
+        out["drafts"][d] = _summary(r, LOOKUP_C if d == "lookup" else c)
+    if adapt != "off" and draft != "lookup":
+        T = src.models["trigram"]
+        cmp = compare(T, src.models[draft], src.history, tokens, gamma, seed, c, gamma_max=GAMMA_MAX)
+        out["compare"] = {"best_fixed_gamma": cmp["best_fixed_gamma"], "best_fixed": cmp["best_fixed"],
+                          "start_fixed": cmp["start_fixed"],
+                          "fixed": {g: s["speedup"] for g, s in cmp["fixed"].items()},
+                          "adaptive": {k: v for k, v in cmp[adapt].items() if k != "gammas"}}
+    return out
+
+
+def lab_json(lang: str, text: str, draft: str, gamma: int, adapt: str, seed: int, c: float,
+             tokens: int = RUN_TOKENS) -> dict:
+    src = source(lang, text)   # raises UnknownText before anything is cached
+    return _lab_cached(src.key, lang, text, draft, gamma, adapt, seed, c, tokens)
+
+
+# ---- tubes and the break-even map -------------------------------------------------------------
+
+@lru_cache(maxsize=64)
+def _tubes_cached(key: str, lang: str, text: str, seed: int, trials: int) -> dict:
+    from sim.tubes import run_tubes
+    src = source(lang, text)
+    T, D = src.models["trigram"], src.models["bigram"]
+    ctx = list(src.tubes_ctx)
+    res = run_tubes(T, D, ctx, 1, trials, np.random.default_rng(seed), top=TUBES_SHOWN)
+    p = T.dist(ctx)
+    shown = [int(i) for i in np.argsort(-p, kind="stable")[:TUBES_SHOWN]]
+    vocab = T.vocab
+    plain, spec = res["plain"]["counts"], res["speculative"]["counts"]
+    q = D.dist(ctx)
+    bars = [{"token": vocab[i], "p": float(p[i]), "q": float(q[i]),
+             "plain": plain.get(vocab[i], 0) / trials, "speculative": spec.get(vocab[i], 0) / trials}
+            for i in shown]
+    return {"context": [vocab[i] for i in ctx], "trials": trials, "bars": bars,
+            "overlap": res["overlap"], "tv": 1.0 - res["overlap"],
+            "pvalue_plain": res["plain"]["pvalue"], "pvalue_speculative": res["speculative"]["pvalue"],
+            "kept": res["speculative"]["kept"], "put_in": res["speculative"]["put_in"]}
+
+
+def tubes_json(lang: str, text: str, seed: int, trials: int = TUBES_TRIALS) -> dict:
+    src = source(lang, text)
+    return _tubes_cached(src.key, lang, text, seed, trials)
+
+
+@lru_cache(maxsize=1)
+def _map_grid() -> list[list[float | None]]:
+    from sim import theory
+    return theory.break_even_map(MAP_GAMMAS, MAP_CS)
+
+
+def breakeven_json(gamma: int, c: float) -> dict:
+    from sim import theory
+    return {"gammas": list(MAP_GAMMAS), "cs": list(MAP_CS), "alpha": _map_grid(),
+            "gamma": gamma, "c": c, "break_even_alpha": theory.break_even_alpha(gamma, c)}
+
+
+# ---- the page ---------------------------------------------------------------------------------
+
 def data(lang: str, state: dict) -> dict:
-    return {}
+    """Numbers for the server-rendered lab: the text of the URL if this process still has it,
+    else the book (and a flag so the template can say the text must be sent again)."""
+    lang = lang if lang in LANGS else "en"
+    tlang = state.get("tlang", "auto")
+    tlang = lang if tlang == "auto" else tlang
+    text = state.get("text", "") or ""
+    missing = False
+    if text and usertext.lookup(text, tlang) is None:
+        text, missing = "", True
+    src_lang = tlang if text else lang
+    gamma = int(state.get("gamma", 4))
+    c = float(state.get("c", 0.1))
+    seed = int(state.get("seed", 1))
+    draft = state.get("ldraft", "bigram")
+    adapt = state.get("adapt", "off")
+    lab = lab_json(src_lang, text, draft, gamma, adapt, seed, c)
+    return {"lab": {
+        **lab, "tlang": tlang, "text_missing": missing,
+        "tubes": tubes_json(src_lang, text, seed),
+        "map": breakeven_json(gamma, c),
+        "draft_names": DRAFTS,
+    }}

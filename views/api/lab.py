@@ -1,0 +1,94 @@
+"""JSON routes for section 14, the lab: a reader's own text, runs on it, tubes, the break-even map.
+
+  POST /api/lab/text?lang=en|zh   body: the text (UTF-8, ≤ 2 MB)  -> {"text": sha256, tokens, ...}
+  GET  /api/lab/run               text, lang, draft, gamma, adapt, seed, c, tokens
+  GET  /api/lab/tubes             text, lang, seed
+  GET  /api/lab/breakeven         gamma, c
+
+A ``text`` this process does not know (another worker, a restart, an evicted entry) answers 404
+with an error naming ``text``; the browser then sends the text again and retries.
+"""
+from __future__ import annotations
+
+from flask import jsonify, request
+from flask_babel import gettext as _
+
+from sim import usertext
+from views import sections_lab as lab
+from views.api import bp
+from views.params import Param, ParamError, parse
+
+SEED = Param.int(0, 2147483647, default=1)
+TEXT = Param.text(max_len=64, default="")
+
+RUN_SPEC = {
+    "text": TEXT,
+    "lang": Param.choice(lab.LANGS, default="en"),
+    "draft": Param.choice(lab.DRAFTS, default="bigram"),
+    "gamma": Param.int(1, lab.GAMMA_MAX, default=4),
+    "adapt": Param.choice(lab.ADAPT, default="off"),
+    "seed": SEED,
+    "c": Param.float(0.0, 1.0, default=0.1),
+    "tokens": Param.int(1, lab.MAX_TOKENS, default=lab.RUN_TOKENS),
+}
+TUBES_SPEC = {"text": TEXT, "lang": Param.choice(lab.LANGS, default="en"), "seed": SEED}
+MAP_SPEC = {"gamma": Param.int(1, 16, default=4), "c": Param.float(0.0, 1.0, default=0.1)}
+UPLOAD_SPEC = {"lang": Param.choice(lab.LANGS, default="en")}
+TEXT_ALLOWED = "sha256 (64 hex digits) of a text sent to POST /api/lab/text"
+
+
+def _text_param(v: dict) -> str:
+    text = v["text"].strip().lower()
+    if text and not usertext.SHA256_HEX.fullmatch(text):
+        raise ParamError("text", TEXT_ALLOWED, _("“%(value)s” is not a text’s hash.", value=text[:16]))
+    return text
+
+
+def _unknown(text: str):
+    body = {"error": {"param": "text", "allowed": TEXT_ALLOWED, "status": 404,
+                      "message": _("This server no longer has the text; send it again.")}}
+    return jsonify(body), 404
+
+
+@bp.post("/lab/text")
+def lab_text():
+    v = parse(request.args, UPLOAD_SPEC)
+    too_big = usertext.TextError("too_big", size=request.content_length, max=usertext.MAX_BYTES)
+    if request.content_length is not None and request.content_length > usertext.MAX_BYTES:
+        raise ParamError("text", "UTF-8 text of at most 2 MB", lab.text_error_message(too_big))
+    # Read at most one byte more than allowed, whatever the headers claim.
+    raw = request.stream.read(usertext.MAX_BYTES + 1)
+    try:
+        ut = usertext.load(raw, v["lang"])
+    except usertext.TextError as e:
+        raise ParamError("text", "UTF-8 text of 50 tokens to 2 MB", lab.text_error_message(e)) from None
+    resp = jsonify(lab.text_info(ut))
+    resp.headers["Cache-Control"] = "no-store"
+    return resp
+
+
+@bp.get("/lab/run")
+def lab_run():
+    v = parse(request.args, RUN_SPEC)
+    text = _text_param(v)
+    try:
+        return jsonify(lab.lab_json(v["lang"], text, v["draft"], v["gamma"], v["adapt"], v["seed"],
+                                    v["c"], v["tokens"]))
+    except lab.UnknownText:
+        return _unknown(text)
+
+
+@bp.get("/lab/tubes")
+def lab_tubes():
+    v = parse(request.args, TUBES_SPEC)
+    text = _text_param(v)
+    try:
+        return jsonify(lab.tubes_json(v["lang"], text, v["seed"]))
+    except lab.UnknownText:
+        return _unknown(text)
+
+
+@bp.get("/lab/breakeven")
+def lab_breakeven():
+    v = parse(request.args, MAP_SPEC)
+    return jsonify(lab.breakeven_json(v["gamma"], v["c"]))
