@@ -18,6 +18,11 @@ fi
 
 python3 -m pip install -q --disable-pip-version-check -e '.[test]'
 
+# axe-core (accessibility checks in tests/browser/test_a11y.py), pinned in package.json.
+command -v npm >/dev/null 2>&1 || { sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get update -qq; $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm; }
+npm ci --no-audit --no-fund --silent
+
 # Compiled catalogs (.mo) are build products: made here from the committed .po files.
 if compgen -G "translations/*/LC_MESSAGES/messages.po" >/dev/null; then
   pybabel -q compile -d translations
