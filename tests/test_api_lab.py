@@ -1,0 +1,94 @@
+"""/api/lab/*: upload, runs on a text, the unknown-hash 404, tubes, the map, and 400s (fuzzed)."""
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from sim import theory, usertext
+
+REFRAIN = ("Round the hill and back again , round the hill we go ; the hill is wide and the night is long . "
+           "Round the mill and back again , round the mill we go ; the mill is wide and the night is long . ") * 6
+
+
+def upload(client, raw, lang="en"):
+    return client.post(f"/api/lab/text?lang={lang}", data=raw, content_type="text/plain")
+
+
+def test_upload_then_run_on_the_text(client):
+    r = upload(client, REFRAIN.encode())
+    assert r.status_code == 200
+    info = r.get_json()
+    assert info["text"] == usertext.digest(REFRAIN.encode()) and info["tokens"] == len(REFRAIN.split())
+    run = client.get(f"/api/lab/run?text={info['text']}&draft=lookup&gamma=4").get_json()
+    assert run["source"]["tokens"] == info["tokens"]
+    assert run["lookup"]["match_rate"] > 0.8
+    # On a refrain the copy draft beats the unigram by far, and (c = 0) its speed-up is its
+    # tokens per pass.
+    d = run["drafts"]
+    assert d["lookup"]["tokens_per_pass"] > 2 * d["unigram"]["tokens_per_pass"]
+    assert d["lookup"]["speedup"] == pytest.approx(d["lookup"]["tokens_per_pass"])
+    assert {c["kind"] for c in run["tape"]} <= {"kept", "replaced", "bonus"}
+
+
+def test_book_is_the_default_and_lookup_is_useless_on_prose(client):
+    run = client.get("/api/lab/run?draft=lookup").get_json()
+    assert run["source"] == {"book": "en"}
+    assert run["drafts"]["lookup"]["tokens_per_pass"] < run["drafts"]["bigram"]["tokens_per_pass"]
+
+
+def test_unknown_hash_is_a_404_naming_text(client):
+    r = client.get("/api/lab/run?text=" + "ab" * 32)
+    assert r.status_code == 404
+    assert r.get_json()["error"]["param"] == "text"
+    assert client.get("/api/lab/tubes?text=" + "ab" * 32).status_code == 404
+
+
+def test_adaptive_comparison(client):
+    j = client.get("/api/lab/run?draft=bigram&adapt=hf&gamma=2&c=0.05&seed=3").get_json()
+    cmp = j["compare"]
+    assert cmp["best_fixed"]["speedup"] == max(cmp["fixed"].values())
+    assert cmp["adaptive"]["speedup"] == pytest.approx(j["speedup"])
+    assert j["gammas"][0] == 2 and max(j["gammas"]) <= 8
+    assert "compare" not in client.get("/api/lab/run?draft=bigram").get_json()
+
+
+def test_tubes_and_map(client):
+    tb = client.get("/api/lab/tubes?seed=2").get_json()
+    assert tb["tv"] >= 0.2 and len(tb["bars"]) == 8
+    m = client.get("/api/lab/breakeven?gamma=3&c=0.2").get_json()
+    assert m["break_even_alpha"] == pytest.approx(theory.break_even_alpha(3, 0.2))
+    # Row c = 0.1, column γ = 1: 1 + α = 1.1, so α = 0.1.
+    assert m["alpha"][m["cs"].index(0.1)][0] == pytest.approx(0.1)
+
+
+@pytest.mark.parametrize("raw", [b"", b"hello", b"\x00\x01\x02" * 50, b"caf\xe9 " * 100, b"la " * 100])
+def test_bad_texts_are_400_naming_text(client, raw):
+    r = upload(client, raw)
+    assert r.status_code == 400
+    err = r.get_json()["error"]
+    assert err["param"] == "text" and err["message"]
+
+
+def test_too_big_is_refused(client):
+    r = upload(client, b"a " * (usertext.MAX_BYTES // 2 + 10))
+    assert r.status_code == 400 and "2 MB" in r.get_json()["error"]["message"]
+
+
+@pytest.mark.parametrize("query,param", [("gamma=9", "gamma"), ("draft=fivegram", "draft"), ("adapt=yes", "adapt"),
+                                         ("c=2", "c"), ("tokens=500", "tokens"), ("text=xyz", "text"),
+                                         ("lang=fr", "lang"), ("bogus=1", "bogus")])
+def test_bad_parameters_are_400(client, query, param):
+    r = client.get(f"/api/lab/run?{query}")
+    assert r.status_code == 400 and r.get_json()["error"]["param"] == param
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(raw=st.binary(max_size=800) | st.text(max_size=600).map(lambda s: s.encode("utf-8", "surrogatepass")),
+       lang=st.sampled_from(["en", "zh", "xx"]))
+def test_fuzz_upload_never_500(client, raw, lang):
+    r = upload(client, raw, lang)
+    assert r.status_code in (200, 400)
+    body = r.get_json()
+    if r.status_code == 200:
+        run = client.get(f"/api/lab/run?text={body['text']}&lang={lang}&draft=lookup&tokens=20")
+        assert run.status_code == 200
+    else:
+        assert body["error"]["param"] in ("text", "lang")
