@@ -16,6 +16,8 @@ from .ngram import load_models
 
 # The English tubes start where the seed plate's do; the Chinese context is found by the code.
 PREFERRED_TUBES_CONTEXT = {"en": (",", "when")}
+# Tokens the tubes draw one by one (views/sections_speculative.TUBE_SHOWN); the rest are pooled.
+TUBES_SHOWN = 7
 
 
 def _contexts(lang: str, min_count: int):
@@ -54,8 +56,15 @@ def tubes_context(lang: str) -> tuple[str, ...]:
     tubes show a shape. English keeps the seed plate's ", when"."""
     if lang in PREFERRED_TUBES_CONTEXT:
         return PREFERRED_TUBES_CONTEXT[lang]
+    target = load_models(lang)["trigram"]
+
+    def shown_mass(d) -> float:
+        # The tubes draw the TUBES_SHOWN likeliest tokens and pool the rest; when the pool holds
+        # most of p (Chinese characters after 没有: 69%), the balls all land in "other".
+        return float(np.sort(target.dist(d["ids"]))[::-1][:TUBES_SHOWN].sum())
+
     candidates = [d for d in _contexts(lang, 20) if d["tv"] >= 0.2 and d["p_max"] <= 0.5
-                  and all(_is_word(t) for t in d["tokens"])]
+                  and all(_is_word(t) for t in d["tokens"]) and shown_mass(d) >= 0.6]
     best = max(candidates, key=lambda d: (d["tv"] * d["count"] ** 0.5, d["tokens"]))
     return tuple(best["tokens"])
 

@@ -159,14 +159,22 @@ function sectionInView() {
   return "";
 }
 
+let readSection = "";
+let dwellTimer = 0;
+window.addEventListener("scroll", () => {
+  clearTimeout(dwellTimer);
+  dwellTimer = setTimeout(() => { readSection = sectionInView() || readSection; }, 600);
+}, { passive: true });
+
 function updateLinks() {
   const sw = document.getElementById("lang-switch");
   if (!sw) return;
   const url = new URL(sw.href, location.href);
   url.search = location.search;
-  // Land on the section being read (the URL's #hash may be left over from an earlier jump).
-  const inView = sectionInView();
-  url.hash = inView ? `#${inView}` : location.hash;
+  // Land on the section the reader last stopped at (scrolling back up to the switch passes
+  // other sections on the way, too quickly to count); else the #hash; else what is in view.
+  const at = readSection || (location.hash ? "" : sectionInView());
+  url.hash = at ? `#${at}` : location.hash;
   sw.href = url.pathname + url.search + url.hash;
 }
 window.addEventListener("hashchange", updateLinks);
