@@ -1,0 +1,149 @@
+"""Accessibility in headless Chromium: axe-core on both languages and the embeds, keyboard
+reach and a visible focus indicator on every control, and prefers-reduced-motion.
+
+axe-core comes from the npm registry (package.json, installed by install.sh into node_modules/).
+It is evaluated through the DevTools protocol (page.evaluate), which the page's CSP does not
+govern, so the page keeps its real, strict policy during the test.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from views.plate import ANCHORS
+
+pytestmark = pytest.mark.browser
+
+AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
+
+FULL_PAGES = ["/en/specdec/", "/zh/specdec/", "/embed/en/specdec/", "/embed/zh/specdec/"]
+SECTION_EMBEDS = [f"/embed/{lang}/specdec/{a}/" for lang in ("en", "zh") for a in ANCHORS]
+
+
+@pytest.fixture(scope="module")
+def axe_source() -> str:
+    if not AXE.exists():
+        pytest.skip("axe-core is not installed: run `npm ci` (install.sh does)")
+    return AXE.read_text()
+
+
+def open_ready(page, url: str) -> None:
+    page.goto(url)
+    # main.js sets data-ready once every widget has mounted (or failed and said so).
+    page.wait_for_selector("html[data-ready='1']", state="attached", timeout=20_000)
+
+
+def serious_violations(page, axe_source: str) -> list[str]:
+    page.evaluate(axe_source)
+    result = page.evaluate("""async () => {
+        const r = await axe.run(document, {resultTypes: ["violations"]});
+        return r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+            nodes: v.nodes.slice(0, 4).map(n => n.target.join(" ") + " :: " +
+                                                (n.failureSummary || "").split("\\n")[1])}));
+    }""")
+    return [f"{v['id']} ({v['impact']}): {v['help']} -> {v['nodes']}"
+            for v in result if v["impact"] in ("serious", "critical")]
+
+
+@pytest.mark.parametrize("path", FULL_PAGES + SECTION_EMBEDS)
+def test_no_serious_axe_violations(page, live_url, axe_source, path):
+    open_ready(page, live_url + path)
+    found = serious_violations(page, axe_source)
+    assert not found, "\n".join(found)
+
+
+# ---- keyboard ------------------------------------------------------------------------------------
+
+_MARK_FOCUSABLES = """() => {
+  const sel = 'a[href], button:not([disabled]), input:not([disabled]):not([type=hidden]), ' +
+              'select:not([disabled]), textarea:not([disabled]), summary, [tabindex]';
+  const sig = (el) => {
+    const cs = getComputedStyle(el);
+    let s = [cs.outlineStyle, cs.outlineWidth, cs.outlineColor, cs.boxShadow,
+             cs.backgroundColor, cs.borderColor, cs.textDecorationLine, cs.color].join('|');
+    const shape = el.querySelector('rect, circle, path, ellipse');
+    if (shape) { const k = getComputedStyle(shape); s += '|' + k.stroke + k.strokeWidth + k.fill; }
+    return s;
+  };
+  window.__sig = sig;
+  const out = [];
+  document.querySelectorAll(sel).forEach((el, i) => {
+    if (el.tabIndex < 0 || el.closest('[inert], [hidden]')) return;
+    const r = el.getBoundingClientRect();
+    if (!el.getClientRects().length || r.width * r.height === 0) return;
+    if (getComputedStyle(el).visibility === 'hidden') return;
+    el.dataset.a11y = String(i);
+    out.push({i: String(i), unfocused: sig(el),
+              label: el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).split(' ')[0] : '') +
+                     ' "' + (el.getAttribute('aria-label') || el.textContent || '').trim().slice(0, 30) + '"'});
+  });
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("path", [f"/embed/en/specdec/{a}/" for a in ANCHORS] + ["/en/specdec/"])
+def test_every_control_is_reached_by_tab_and_shows_focus(page, live_url, path):
+    open_ready(page, live_url + path)
+    page.evaluate("document.activeElement && document.activeElement.blur()")
+    controls = page.evaluate(_MARK_FOCUSABLES)
+    if not controls:
+        pytest.skip(f"{path} has no focusable control yet")
+    by_id = {c["i"]: c for c in controls}
+    reached, no_ring = set(), []
+    for _ in range(len(controls) + 15):
+        page.keyboard.press("Tab")
+        info = page.evaluate("""() => { const el = document.activeElement;
+            return el && el.dataset && el.dataset.a11y !== undefined
+                ? {i: el.dataset.a11y, focused: window.__sig(el)} : null; }""")
+        if info is None:
+            continue
+        if info["i"] in reached:
+            break  # wrapped around
+        reached.add(info["i"])
+        if info["focused"] == by_id[info["i"]]["unfocused"]:
+            no_ring.append(by_id[info["i"]]["label"])
+    missed = [c["label"] for c in controls if c["i"] not in reached]
+    assert not missed, f"not reachable with Tab: {missed}"
+    assert not no_ring, f"no visible focus indicator: {no_ring}"
+
+
+# ---- reduced motion ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_reduced_motion_is_honoured(browser, live_url, lang):
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, reduced_motion="reduce")
+    page = context.new_page()
+    try:
+        open_ready(page, f"{live_url}/{lang}/specdec/")
+        assert page.evaluate("matchMedia('(prefers-reduced-motion: reduce)').matches")
+        # Drive every widget once: focus it and press the step and play keys.
+        for sel in page.evaluate("""() => [...document.querySelectorAll('[data-widget]')]
+                                     .map((el, i) => (el.dataset.rmIdx = i, `[data-rm-idx="${i}"]`))"""):
+            el = page.locator(sel)
+            el.scroll_into_view_if_needed()
+            page.evaluate("(s) => document.querySelector(s).dispatchEvent(new CustomEvent("
+                          "'specdec:key', {detail: {action: 'step'}}))", sel)
+            page.evaluate("(s) => document.querySelector(s).dispatchEvent(new CustomEvent("
+                          "'specdec:key', {detail: {action: 'play'}}))", sel)
+        page.wait_for_timeout(300)
+        moving = page.evaluate("""() => {
+          const out = [];
+          for (const a of document.getAnimations()) {
+            const t = a.effect && a.effect.getComputedTiming();
+            if (a.playState === 'running' && t && t.duration > 10)
+              out.push((a.animationName || a.transitionProperty || 'animation') + ' on ' +
+                       (a.effect.target ? a.effect.target.className : '?') + ' ' + t.duration + 'ms');
+          }
+          for (const el of document.querySelectorAll('*')) {
+            const cs = getComputedStyle(el);
+            const secs = (v) => Math.max(...v.split(',').map(x => parseFloat(x) * (x.trim().endsWith('ms') ? 0.001 : 1)));
+            if (cs.animationName !== 'none' && secs(cs.animationDuration) > 0.01 && cs.animationIterationCount === 'infinite')
+              out.push('infinite animation ' + cs.animationName + ' on ' + el.className);
+          }
+          return out;
+        }""")
+        assert not moving, moving
+        assert page.evaluate("getComputedStyle(document.documentElement).scrollBehavior") != "smooth"
+    finally:
+        context.close()
