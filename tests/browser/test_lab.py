@@ -1,0 +1,62 @@
+"""Section 14 in the browser: count a pasted text, copy-from-text draft, the map, re-sending a text
+the server forgot, and the no-script reading."""
+import pytest
+
+from sim import usertext
+
+pytestmark = pytest.mark.browser
+
+REFRAIN = ("Round the hill and back again, round the hill we go; the hill is wide and the night is long. "
+           "Round the mill and back again, round the mill we go; the mill is wide and the night is long. ") * 8
+
+
+def open_lab(page, live_url, query="", lang="en"):
+    page.goto(f"{live_url}/{lang}/specdec/{query}#lab")
+    page.wait_for_selector("html[data-ready='1']")
+    page.wait_for_selector("[data-widget=lab][data-state=mounted]")
+
+
+def test_paste_count_and_copy_draft(page, live_url):
+    open_lab(page, live_url, "?ldraft=lookup")
+    page.fill("#lab-textarea", REFRAIN)
+    page.click("[data-act=use-text]")
+    page.wait_for_selector("[data-widget=lab][data-source=text]", timeout=60_000)
+    sha = usertext.digest(REFRAIN.encode())
+    assert f"text={sha}" in page.url and "tlang=en" in page.url
+    assert "tokens" in page.text_content("[data-out=text-status]")
+    # The copy draft keeps most of its guesses on a refrain: several tokens per pass.
+    assert float(page.text_content("[data-out=tpp]").replace(",", "")) > 2.0
+    assert page.locator(".lab-tape .tape-cell--kept").count() > 20
+    # The map is drawn, with the current (γ, c) marked.
+    page.wait_for_selector("[data-out=map] .main-svg", timeout=60_000)
+    page.select_option("#lab-adapt", "hf")
+    page.select_option("#lab-draft", "bigram")
+    page.wait_for_selector("[data-out=compare]:not([hidden])", timeout=60_000)
+    assert "adapt=hf" in page.url
+    assert page.console_errors == [] and page.foreign_requests == []
+
+
+def test_forgotten_text_is_sent_again(page, live_url):
+    open_lab(page, live_url)
+    page.fill("#lab-textarea", REFRAIN + " Once more.")
+    page.click("[data-act=use-text]")
+    page.wait_for_selector("[data-widget=lab][data-source=text]", timeout=60_000)
+    # The server forgets every text (as another worker or a restart would).
+    with usertext.CACHE._lock:
+        usertext.CACHE._d.clear()
+    with page.expect_response(lambda r: "/api/lab/text" in r.url and r.status == 200, timeout=60_000):
+        page.select_option("#lab-gamma", "2")
+    page.wait_for_selector("[data-widget=lab]:not([data-loading])", timeout=60_000)
+    assert page.locator("[data-widget=lab] .spec-error").count() == 0
+    # The browser logs the deliberate 404 itself; nothing else may be logged.
+    assert all("404" in e for e in page.console_errors)
+
+
+def test_reads_without_scripts(browser, live_url):
+    ctx = browser.new_context(java_script_enabled=False)
+    pg = ctx.new_page()
+    pg.goto(f"{live_url}/zh/specdec/?ldraft=lookup&adapt=cost#lab")
+    assert pg.locator("#lab .lab-tape .tape-cell").count() > 50
+    assert pg.locator("#lab .lab-map-table td").count() == 25
+    assert pg.locator("#lab [data-out=drafts] tbody tr").count() == 4
+    ctx.close()
