@@ -27,10 +27,10 @@ from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.pofile import read_po
 
+from views.plate import ANCHORS
+
 ROOT = Path(__file__).resolve().parents[1]
 PO = ROOT / "translations" / "zh" / "LC_MESSAGES" / "messages.po"
-ANCHORS = ("onebyone", "batch", "draft", "tape", "rule", "exact", "alpha", "speedup", "idle",
-           "selfdraft", "reader", "parts", "bench")
 
 # Four English words in a row (letters, apostrophes, hyphens; separated by spaces or light
 # punctuation) make a sentence fragment no Chinese reader should meet. Three or fewer are
