@@ -71,7 +71,8 @@ def test_model_picker_updates_every_roofline_section(page, live_url):
 
 
 def test_idle_sliders_and_both_charts(page, live_url):
-    _mounted(page, f"{live_url}/embed/en/specdec/idle/?ctx=0", "idle")
+    # α pinned to 0.6 (without it the page starts from the bench's measured α).
+    _mounted(page, f"{live_url}/embed/en/specdec/idle/?ctx=0&alpha=0.6", "idle")
     assert _text(page, '#idle dd [data-field="idle.breakeven"]') == "113"
     assert not page.locator('#idle dd [data-case="always"]').is_visible()
     speed = '#idle dd [data-field="idle.speedup"]'
