@@ -32,7 +32,11 @@ export function renderTube(svg, columns, total, t) {
     const x0 = j * slot + (slot - per * d) / 2;
     c.balls.forEach((kind, i) => {
       const row = Math.floor(i / per), col = i % per;
-      svg.append(s("circle", { class: `ball ball--${kind}`, cx: x0 + (col + 0.5) * d, cy: H - BASE - (row + 0.5) * d, r: d * 0.45 }));
+      const cx = x0 + (col + 0.5) * d, cy = H - BASE - (row + 0.5) * d, r = d * 0.45;
+      // Put-in tokens are diamonds, as on the tape, so they differ from kept guesses by shape too.
+      svg.append(kind === "put-in"
+        ? s("path", { class: `ball ball--${kind}`, d: `M${cx} ${cy - r * 1.1}L${cx + r * 1.1} ${cy}L${cx} ${cy + r * 1.1}L${cx - r * 1.1} ${cy}Z` })
+        : s("circle", { class: `ball ball--${kind}`, cx, cy, r }));
     });
     const yp = H - BASE - (c.p * total / per) * d;
     svg.append(s("line", { class: "p-mark", x1: x0 - 3, x2: x0 + per * d + 3, y1: yp, y2: yp }));
