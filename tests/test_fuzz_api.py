@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from views.api import dist, roofline, speculative
+from views.api import dist, lab, roofline, speculative
 from views.params import Param
 
 # Route -> its parameter table. Adding an /api/ route without adding it here fails
@@ -26,6 +26,13 @@ SPECS: dict[str, dict[str, Param]] = {
     "/api/tubes": speculative.TUBES_SPEC,
     "/api/theory": speculative.THEORY_SPEC,
     "/api/roofline": roofline.SPEC,
+    "/api/lab/run": lab.RUN_SPEC,
+    "/api/lab/tubes": lab.TUBES_SPEC,
+    "/api/lab/breakeven": lab.MAP_SPEC,
+}
+# Routes that take a body (POST), fuzzed with random bodies: route -> query table.
+POST_SPECS: dict[str, dict[str, Param]] = {
+    "/api/lab/text": lab.UPLOAD_SPEC,
 }
 
 # Few hundred per route keeps the whole file to tens of seconds even though a valid /api/run
@@ -144,9 +151,9 @@ def test_api_survives_raw_query_strings(client, route, raw):
     check(resp, None)
 
 
-@pytest.mark.parametrize("route", sorted(SPECS))
+@pytest.mark.parametrize("route", sorted(SPECS) + sorted(POST_SPECS))
 def test_api_answers_other_methods_with_json(client, route):
-    for method in ("post", "put", "delete", "patch"):
+    for method in ("put", "delete", "patch") + (("get",) if route in POST_SPECS else ("post",)):
         resp = getattr(client, method)(route, data=b"gamma=4")
         assert resp.status_code == 405
         check(resp, None)
@@ -154,7 +161,27 @@ def test_api_answers_other_methods_with_json(client, route):
 
 def test_every_api_route_is_fuzzed(app):
     rules = {r.rule for r in app.url_map.iter_rules() if r.rule.startswith("/api/")}
-    assert rules == set(SPECS), "add the new route's parameter table to SPECS"
+    assert rules == set(SPECS) | set(POST_SPECS), "add the new route's parameter table to SPECS"
+
+
+@pytest.mark.parametrize("route", sorted(POST_SPECS))
+@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_api_survives_random_bodies(client, route, data):
+    q = data.draw(QUERIES_POST[route], label="query")
+    body = data.draw(st.one_of(
+        st.binary(max_size=2000),                                 # mostly not UTF-8
+        st.text(max_size=3000).map(lambda t: t.encode("utf-8")),  # any unicode
+        st.sampled_from([b"", b"\x00" * 100, "说".encode() * 600, b"word " * 400,
+                         b"\xff\xfe" + "text".encode("utf-16-le")]),
+    ), label="body")
+    ctype = data.draw(st.sampled_from(["text/plain; charset=utf-8", "application/octet-stream",
+                                       "application/json", "multipart/form-data"]), label="ct")
+    resp = client.post(route, query_string=urlencode(q), data=body, content_type=ctype)
+    check(resp, {k for k, _v in q} | {"text"})
+
+
+QUERIES_POST = {route: query_pairs(spec) for route, spec in POST_SPECS.items()}
 
 
 from views.plate import STATE_SPEC  # noqa: E402
