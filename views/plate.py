@@ -52,6 +52,9 @@ STATE_SPEC = {
     "c": Param.float(0.0, 1.0, default=0.1),
     # Acceptance rate for section 9; absent from the URL, the α measured in section 7 is used.
     "alpha": Param.float(0.0, 1.0, default=0.6),
+    # How deep each section explains (issue 7): a story, the picture with formulas, or the
+    # picture plus a note on current research. templates/plate/depths/ holds the texts.
+    "depth": Param.choice(("story", "picture", "frontier"), default="picture"),
     # Section 14 (the lab): its own controls, declared in views/sections_lab.py.
     **sections_lab.STATE_SPEC,
 }
