@@ -53,17 +53,17 @@ def test_tubes_fill_and_a_wrong_rule_changes_the_readout(page, live_url):
     _load(page, f"{live_url}/embed/en/specdec/exact/")
     _ready(page, "exact")
     w = page.locator("#exact [data-widget]")
-    assert page.locator("#exact svg.tube--spec circle.ball").count() == 50
+    assert page.locator("#exact svg.tube--spec .ball").count() == 50
     w.locator("[data-act=add]").click()
     page.wait_for_function("() => document.querySelector('#exact [data-widget]').dataset.rounds === '2'")
-    assert page.locator("#exact svg.tube--spec circle.ball").count() == 100
-    assert page.locator("#exact svg.tube--plain circle.ball").count() == 100
+    assert page.locator("#exact svg.tube--spec .ball").count() == 100
+    assert page.locator("#exact svg.tube--plain .ball").count() == 100
     before = w.locator("[data-out=put-in]").inner_text()
     assert int(before) > 0
     w.locator("select[data-state=rule]").select_option("keep-draft")
     page.wait_for_function("() => document.querySelector('#exact [data-widget]').dataset.rule === 'keep-draft'")
     assert w.locator("[data-out=put-in]").inner_text() == "0"
-    assert page.locator("#exact circle.ball--put-in").count() == 0
+    assert page.locator("#exact .ball--put-in").count() == 0
     assert "rule=keep-draft" in page.url
     assert page.console_errors == []
 

@@ -56,18 +56,40 @@ export function mount(el, ctx) {
       .catch((e) => showError(el, e));
   };
 
-  // α starts at the value measured for the chosen draft; the slider explores around it.
-  const measure = () => fetchRun(ctx, { tokens: 200 }).then((run) => {
-    alpha = Math.round(run.alpha * 1000) / 1000;
-    alphaInput.value = String(alpha);
-    out("alpha-measured").textContent = fmt(alpha, 3);
+  // α starts at the value measured for the chosen draft; the slider explores around it. A value
+  // set with the slider (here or in section 9, which shares it) lives in the URL as `alpha`, so
+  // a reload or a shared link shows the same α; a new draft starts again from its measured α.
+  const setAlpha = (a) => {
+    alpha = a;
+    alphaInput.value = String(a);
+    alphaInput.setAttribute("aria-valuetext", fmt(a, 3));
+  };
+  const urlAlpha = () => {
+    const raw = new URLSearchParams(location.search).get("alpha");
+    const a = raw === null ? NaN : Number(raw);
+    return Number.isFinite(a) && a >= 0 && a <= 1 ? a : null;
+  };
+  const measure = (fromUser) => fetchRun(ctx, { tokens: 200 }).then((run) => {
+    const measured = Math.round(run.alpha * 1000) / 1000;
+    out("alpha-measured").textContent = fmt(measured, 3);
+    const pinned = urlAlpha();
+    if (fromUser) { setAlpha(measured); ctx.state.set("alpha", measured); }
+    else setAlpha(pinned === null ? measured : pinned);
     return update();
   }).catch((e) => showError(el, e));
 
-  alphaInput.addEventListener("input", () => { alpha = Number(alphaInput.value); update(); });
+  alphaInput.addEventListener("input", () => {
+    setAlpha(Number(alphaInput.value));
+    ctx.state.set("alpha", alpha);
+    update();
+  });
   bindControls(el, ctx);
   onState(["c", "gamma"], update);
-  onState(["draft", "greedy", "rule", "seed"], measure);
+  onState(["alpha"], ({ value }) => {
+    const a = Number(value);
+    if (Number.isFinite(a) && a !== alpha) { setAlpha(a); update(); }
+  });
+  onState(["draft", "greedy", "rule", "seed"], () => measure(true));
 
   // plotly.js is large: load it only when the chart comes into view.
   const start = () => ctx.loadPlotly().then((P) => {
@@ -80,5 +102,5 @@ export function mount(el, ctx) {
     const io = new IntersectionObserver((es) => { if (es.some((e) => e.isIntersecting)) { io.disconnect(); start(); } }, { rootMargin: "200px" });
     io.observe(chart);
   } else start();
-  measure();
+  measure(false);
 }
