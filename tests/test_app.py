@@ -120,7 +120,8 @@ def test_whole_embed_has_sections_without_chrome(client, lang):
     html = r.get_data(as_text=True)
     assert html.count('class="plate-section"') == len(SECTIONS)
     assert 'class="plate-header"' not in html and 'class="toc"' not in html
-    assert 'id="lang-switch"' not in html
+    # No header chrome, only the small language switch in the credit line (issue 5: every embed).
+    assert html.count('id="lang-switch"') == 1 and "lang-switch--embed" in html
 
 
 @pytest.mark.parametrize("lang", LANGS)
