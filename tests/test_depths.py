@@ -1,0 +1,157 @@
+"""Three depths of explanation and "predict first" (issue 7), rendered by the server.
+
+Every section at every depth in both languages: the story shows only at depth=story, the
+frontier note only at depth=frontier, the Picture prose is hidden (by main[data-depth=story] and
+depth.css) only at story; each section has a predict-first question with 2-3 options, exactly
+one marked as the answer, and a <details> reveal. The switch is links that keep the other
+settings; a bad depth falls back to picture with the page's notice.
+"""
+from __future__ import annotations
+
+import re
+from html import unescape
+
+import pytest
+
+from views.plate import ANCHORS
+
+DEPTHS = ("story", "picture", "frontier")
+LANGS = ("en", "zh")
+HAN = re.compile(r"[\u4e00-\u9fff]")
+# Four English words in a row: no Chinese reader should meet one in a story or a question.
+ENGLISH_RUN = re.compile(r"[A-Za-z][A-Za-z’'\-]*(?:[ ,;:]+[A-Za-z][A-Za-z’'\-]*){3,}")
+CITATION = re.compile(r"arXiv:\d{4}\.\d{4,5}|Inference Lab")
+
+
+def text(fragment: str) -> str:
+    return re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", fragment))).strip()
+
+
+def sections(html: str) -> dict[str, str]:
+    """anchor -> the HTML of its <section> (sections are not nested)."""
+    out = {}
+    for m in re.finditer(r'<section id="([a-z]+)" class="plate-section".*?</section>', html, re.S):
+        out[m.group(1)] = m.group(0)
+    return out
+
+
+def note(section_html: str, kind: str) -> re.Match:
+    m = re.search(r'<(div|aside) class="depth-note depth-note--%s" data-depth-show="%s"([^>]*)>(.*?)</\1>'
+                  % (kind, kind), section_html, re.S)
+    assert m, f"no {kind} note"
+    return m
+
+
+@pytest.fixture(scope="module")
+def pages(app):
+    client = app.test_client()
+    out = {}
+    for lang in LANGS:
+        for depth in DEPTHS:
+            r = client.get(f"/{lang}/specdec/?depth={depth}")
+            assert r.status_code == 200
+            out[lang, depth] = r.get_data(as_text=True)
+        r = client.get(f"/{lang}/specdec/")
+        out[lang, None] = r.get_data(as_text=True)
+    return out
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("depth", DEPTHS)
+def test_each_section_shows_what_its_depth_asks_for(pages, lang, depth):
+    html = pages[lang, depth]
+    assert f'<main id="main" tabindex="-1" data-depth="{depth}">' in html
+    secs = sections(html)
+    assert set(secs) == set(ANCHORS)
+    for anchor, sec in secs.items():
+        story, frontier = note(sec, "story"), note(sec, "frontier")
+        assert ("hidden" in story.group(2)) == (depth != "story"), anchor
+        assert ("hidden" in frontier.group(2)) == (depth != "frontier"), anchor
+        assert text(story.group(3)) and text(frontier.group(3)), anchor
+        # The notes and the question come before the interactive, the story after the heading.
+        assert sec.index("<h2") < sec.index("depth-note--story") < sec.index('class="predict"') \
+            < sec.index('class="widget'), anchor
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_default_depth_is_picture(pages, lang):
+    html = pages[lang, None]
+    assert 'data-depth="picture"' in html
+    current = re.findall(r'data-depth-choice="(\w+)"[^>]*aria-current="true"', html)
+    assert current == ["picture"]
+    for sec in sections(html).values():
+        assert "hidden" in note(sec, "story").group(2)
+        assert "hidden" in note(sec, "frontier").group(2)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_section_asks_before_it_reveals(pages, lang):
+    for anchor, sec in sections(pages[lang, "picture"]).items():
+        m = re.search(r'<div class="predict".*?</details>', sec, re.S)
+        assert m, anchor
+        block = m.group(0)
+        options = re.findall(r'<li class="predict__opt( predict__opt--right)?">', block)
+        assert 2 <= len(options) <= 3, anchor
+        assert sum(1 for o in options if o) == 1, anchor          # exactly one right answer
+        assert len(re.findall(rf'type="radio" name="predict-{anchor}"', block)) == len(options)
+        q = re.search(r'class="predict__q"[^>]*>(.*?)</p>', block, re.S)
+        assert text(q.group(1)).endswith(("?", "？", "…")), (anchor, text(q.group(1)))
+        answer = re.search(r"</summary>(.*?)</details>", block, re.S)
+        assert len(text(answer.group(1))) > 40, anchor
+
+
+def test_stories_have_no_formulas_and_frontier_notes_cite(pages):
+    for lang in LANGS:
+        for anchor, sec in sections(pages[lang, "story"]).items():
+            story = text(note(sec, "story").group(3))
+            # A beginner's story: plain words, no symbols, no equations.
+            assert not re.search(r"[=αγ×/√Σ]|p\s*\(|\bq\b", story), (lang, anchor, story)
+            frontier = text(note(sec, "frontier").group(3))
+            assert CITATION.search(frontier), (lang, anchor, frontier)
+
+
+def test_chinese_depth_texts_are_chinese(pages):
+    for anchor, sec in sections(pages["zh", "frontier"]).items():
+        for kind in ("story", "frontier"):
+            t = text(note(sec, kind).group(3))
+            assert HAN.search(t), (anchor, kind, t)
+            assert not ENGLISH_RUN.search(re.sub(r"\([^)]*arXiv[^)]*\)", "", t)), (anchor, kind, t)
+        block = re.search(r'<div class="predict".*?</details>', sec, re.S).group(0)
+        assert HAN.search(text(block)) and not ENGLISH_RUN.search(text(block)), (anchor, text(block))
+
+
+def test_the_switch_is_links_that_keep_the_other_settings(client):
+    html = client.get("/en/specdec/?gamma=6&depth=frontier").get_data(as_text=True)
+    links = dict(re.findall(r'data-depth-choice="(\w+)"\s+href="([^"]+)"', html))
+    assert set(links) == set(DEPTHS)
+    assert "gamma=6" in links["story"] and "depth=story" in unescape(links["story"])
+    assert "gamma=6" in links["picture"] and "depth" not in links["picture"]
+    # The language switch keeps the depth too.
+    sw = re.search(r'id="lang-switch"[^>]*href="([^"]+)"', html) or \
+        re.search(r'href="([^"]+)"[^>]*id="lang-switch"', html)
+    href = re.search(r'<a class="lang-switch"[^>]*>', html).group(0)
+    assert "/zh/specdec/" in href and "depth=frontier" in unescape(href), href
+    assert sw
+
+
+def test_bad_depth_falls_back_with_a_notice(client):
+    r = client.get("/en/specdec/?depth=deep")
+    assert r.status_code == 200
+    html = r.get_data(as_text=True)
+    notice = re.search(r'<div class="notice".*?</div>', html, re.S)
+    assert notice and "<code>depth</code>" in notice.group(0)
+    assert "story, picture, frontier" in notice.group(0)
+    assert 'data-depth="picture"' in html
+
+
+@pytest.mark.parametrize("depth", DEPTHS)
+def test_embeds_take_the_depth(client, depth):
+    whole = client.get(f"/embed/en/specdec/?depth={depth}").get_data(as_text=True)
+    assert 'class="depth-switch"' in whole and f'data-depth="{depth}"' in whole
+    one = client.get(f"/embed/zh/specdec/rule/?depth={depth}").get_data(as_text=True)
+    assert 'class="depth-switch"' not in one           # a one-section embed has no switch
+    story = re.search(r'depth-note--story" data-depth-show="story"([^>]*)>', one).group(1)
+    frontier = re.search(r'depth-note--frontier" data-depth-show="frontier"([^>]*)>', one).group(1)
+    assert ("hidden" in story) == (depth != "story")
+    assert ("hidden" in frontier) == (depth != "frontier")
+    assert one.index('class="predict"') < one.index('class="widget')
