@@ -36,6 +36,10 @@ def select_locale() -> str:
     args = request.view_args or {}
     if args.get("lang") in LANGS:
         return args["lang"]
+    # Error pages have no view args: /zh/specdec/nonsense/ still answers in Chinese.
+    for part in request.path.split("/")[1:3]:
+        if part in LANGS:
+            return part
     if request.args.get("lang") in LANGS:
         return request.args["lang"]
     return request.accept_languages.best_match(LANGS) or DEFAULT_LANG

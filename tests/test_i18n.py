@@ -315,3 +315,13 @@ def test_api_errors_in_chinese(client, url, param):
     assert err["param"] == param
     assert re.search(r"[\u4e00-\u9fff]", err["message"]), err
     assert not english_runs([err["message"], err["allowed"]]), err
+
+
+@pytest.mark.parametrize("url", ["/zh/specdec/no-such-page/", "/embed/zh/specdec/no-such-section/"])
+def test_chinese_error_page(client, url):
+    resp = client.get(url)
+    assert resp.status_code == 404
+    r = _Reader()
+    r.feed(resp.get_data(as_text=True))
+    assert any("页面不存在" in t for t in r.texts)
+    assert not english_runs(r.texts), english_runs(r.texts)
