@@ -138,3 +138,40 @@ def test_parts_prose_counts_the_parts_it_shows(client):
     m = re.search(r"it is (\w+) pieces", section)
     assert m and m.group(1) in words
     assert section.count('class="parts-part ') == words[m.group(1)]
+
+
+@pytest.mark.parametrize("width", [390, 720])
+def test_each_embed_stands_alone_with_a_title_and_a_way_back(browser, live_url, width):
+    ctx, pg = _phone(browser, width)
+    for num, anchor, title in SECTIONS:
+        if anchor == "lab":
+            continue
+        _load(pg, f"{live_url}/embed/en/specdec/{anchor}/")
+        heading = pg.locator("h1.embed-title")
+        assert heading.count() == 1 and str(title) in heading.inner_text(), anchor
+        back = pg.locator(f'.embed-credit a[href*="/en/specdec/"][href$="#{anchor}"]')
+        assert back.count() == 1, anchor
+        assert pg.locator(f"#{anchor} [data-widget]").count() >= 1
+        assert pg.evaluate("() => document.documentElement.scrollWidth") <= width, anchor
+    ctx.close()
+
+
+def test_papers_table_keeps_words_whole_on_a_phone(browser, live_url):
+    ctx, pg = _phone(browser)
+    _load(pg, f"{live_url}/embed/en/specdec/speedup/")
+    # One line each for the target, the draft and the speed-up (they were split letter by letter).
+    lines = pg.evaluate("""() => [...document.querySelectorAll('.papers tbody td:not(:last-child)')].map(td => {
+        const r = document.createRange(); r.selectNodeContents(td); return r.getClientRects().length; })""")
+    assert lines and all(n == 1 for n in lines), lines
+    ctx.close()
+    # Likewise the batch table (drawn by the server, shown without scripts): "Weights only"
+    # never becomes "Weight / s only".
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, java_script_enabled=False)
+    pg = ctx.new_page()
+    pg.goto(f"{live_url}/embed/en/specdec/batch/")
+    # Cells may break between words only ("anywhere" let columns shrink to single letters).
+    wraps = pg.evaluate("() => [...document.querySelectorAll('#batch th, #batch td')].map(c => getComputedStyle(c).overflowWrap)")
+    assert wraps and "anywhere" not in wraps, wraps
+    first = pg.locator("#batch th").nth(1)
+    assert first.evaluate("th => th.scrollWidth <= th.clientWidth + 1")
+    ctx.close()

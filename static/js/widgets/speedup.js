@@ -21,11 +21,11 @@ export function mount(el, ctx) {
     const ink = css.getPropertyValue("--ink").trim() || "#1d1f24";
     plotly.react(chart, [
       { x: g, y: sp, mode: "lines+markers", name: t("curve"), line: { color: accent }, hovertemplate: "γ = %{x}: %{y:.2f}×<extra></extra>" },
-      { x: [th.best_gamma], y: [th.best_speedup], mode: "markers+text", name: t("best"), text: [t("best")], textposition: "top center",
+      { x: [th.best_gamma], y: [th.best_speedup], mode: "markers+text", name: t("best"), text: [t("best")], textposition: "top center", cliponaxis: false,
         marker: { size: 13, color: ink, symbol: "star" }, hoverinfo: "skip" },
       { x: [th.gamma], y: [th.speedup], mode: "markers", name: t("yours"), marker: { size: 11, color: "rgba(0,0,0,0)", line: { color: accent, width: 2.5 } }, hoverinfo: "skip" },
     ], {
-      margin: { l: 50, r: 10, t: 10, b: 45 }, height: 280, showlegend: false,
+      margin: { l: 50, r: 10, t: 28, b: 45 }, height: 280, showlegend: false,  // t: room for "best γ"
       paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)",
       xaxis: { title: { text: t("x_title") }, dtick: 1, range: [0.5, g.length + 0.5] },
       yaxis: { title: { text: t("y_title") }, rangemode: "tozero" },
