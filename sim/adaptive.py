@@ -28,7 +28,7 @@ import numpy as np
 
 from . import theory
 from .ngram import NGramModel
-from .speculative import CONTEXT_KEPT, GAMMA_MAX, Run, check_args, generate, overlap, speculative_step
+from .speculative import CONTEXT_KEPT, GAMMA_MAX, Run, check_args, generate, speculative_step, write
 
 POLICIES = ("hf", "cost")
 DECAY = 0.8          # weight of the past per pass in the α̂ average (about the last 5 passes count)
@@ -85,13 +85,7 @@ def generate_adaptive(target: NGramModel, draft: NGramModel, context: Sequence[i
     steps, overlaps = [], []
     while len(ctx) - start < n_tokens:
         step = speculative_step(target, draft, ctx[-CONTEXT_KEPT:], pol.gamma, rng, greedy=greedy, rule=rule)
-        for i, (tok, _) in enumerate(step.written):
-            if i < len(step.proposals):
-                p, q = step.proposals[i].p_dist, step.proposals[i].q_dist
-            else:
-                p, q = target.dist(ctx), draft.dist(ctx)
-            overlaps.append(overlap(p, q))
-            ctx.append(tok)
+        write(step, ctx, overlaps, target, draft)
         steps.append(step)
         pol.update(step.gamma, step.n_accepted)
     return Run(tuple(context), ctx[start:start + n_tokens], steps, overlaps,

@@ -234,15 +234,20 @@ def generate(target: NGramModel, draft: NGramModel, context: Sequence[int], n_to
             step = Step(tuple(ctx[-CONTEXT_KEPT:]), 0, greedy, rule, [], target, bonus=tok)
         else:
             step = speculative_step(target, draft, ctx[-CONTEXT_KEPT:], gamma, rng, greedy=greedy, rule=rule)
-        for i, (tok, _) in enumerate(step.written):
-            if i < len(step.proposals):
-                p, q = step.proposals[i].p_dist, step.proposals[i].q_dist
-            else:
-                p, q = target.dist(ctx), draft.dist(ctx)
-            overlaps.append(overlap(p, q))
-            ctx.append(tok)
+        write(step, ctx, overlaps, target, draft)
         steps.append(step)
     return Run(tuple(context), ctx[start:start + n_tokens], steps, overlaps, gamma)
+
+
+def write(step: Step, ctx: list[int], overlaps: list[float], target: NGramModel, draft: NGramModel) -> None:
+    """Append the step's tokens to ``ctx`` and Σ min(p, q) at each of their positions to ``overlaps``."""
+    for i, (tok, _) in enumerate(step.written):
+        if i < len(step.proposals):
+            p, q = step.proposals[i].p_dist, step.proposals[i].q_dist
+        else:  # the bonus position: the draft never looked there
+            p, q = target.dist(ctx), draft.dist(ctx)
+        overlaps.append(overlap(p, q))
+        ctx.append(tok)
 
 
 def plain_decode(target: NGramModel, context: Sequence[int], n_tokens: int, rng: np.random.Generator,
