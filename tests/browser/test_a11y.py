@@ -74,7 +74,11 @@ _MARK_FOCUSABLES = """() => {
     if (!el.getClientRects().length || r.width * r.height === 0) return;
     if (getComputedStyle(el).visibility === 'hidden') return;
     el.dataset.a11y = String(i);
-    out.push({i: String(i), unfocused: sig(el),
+    // A radio group is one Tab stop (arrows move inside it): reaching any radio reaches the group.
+    const group = el.type === 'radio' && el.name ? 'radio:' + (el.form ? el.form.id : '') + el.name : String(i);
+    el.dataset.a11yGroup = group;
+    if (out.some(o => o.group === group)) { out.find(o => o.group === group).members.push([String(i), sig(el)]); return; }
+    out.push({i: String(i), group, members: [[String(i), sig(el)]], unfocused: sig(el),
               label: el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).split(' ')[0] : '') +
                      ' "' + (el.getAttribute('aria-label') || el.textContent || '').trim().slice(0, 30) + '"'});
   });
@@ -89,7 +93,9 @@ def test_every_control_is_reached_by_tab_and_shows_focus(page, live_url, path):
     controls = page.evaluate(_MARK_FOCUSABLES)
     if not controls:
         pytest.skip(f"{path} has no focusable control yet")
-    by_id = {c["i"]: c for c in controls}
+    unfocused = {i: sig for c in controls for i, sig in c["members"]}
+    group_of = {i: c["group"] for c in controls for i, _sig in c["members"]}
+    label_of = {i: c["label"] for c in controls for i, _sig in c["members"]}
     reached, no_ring = set(), []
     for _ in range(len(controls) + 15):
         page.keyboard.press("Tab")
@@ -98,12 +104,13 @@ def test_every_control_is_reached_by_tab_and_shows_focus(page, live_url, path):
                 ? {i: el.dataset.a11y, focused: window.__sig(el)} : null; }""")
         if info is None:
             continue
-        if info["i"] in reached:
+        group = group_of[info["i"]]
+        if group in reached:
             break  # wrapped around
-        reached.add(info["i"])
-        if info["focused"] == by_id[info["i"]]["unfocused"]:
-            no_ring.append(by_id[info["i"]]["label"])
-    missed = [c["label"] for c in controls if c["i"] not in reached]
+        reached.add(group)
+        if info["focused"] == unfocused[info["i"]]:
+            no_ring.append(label_of[info["i"]])
+    missed = [c["label"] for c in controls if c["group"] not in reached]
     assert not missed, f"not reachable with Tab: {missed}"
     assert not no_ring, f"no visible focus indicator: {no_ring}"
 
