@@ -223,7 +223,9 @@ def test_detector_catches_english(client):
 ZH_URLS = (["/zh/specdec/", "/embed/zh/specdec/"]
            + [f"/embed/zh/specdec/{a}/" for a in ANCHORS]
            + ["/zh/specdec/?draft=unigram&gamma=8&greedy=1&rule=keep-draft&batch=512&ctx=131072",
-              "/zh/specdec/?gamma=99&draft=nope"])  # the notice for bad values, in Chinese
+              "/zh/specdec/?gamma=99&draft=nope",  # the notice for bad values, in Chinese
+              "/zh/specdec/?depth=story", "/zh/specdec/?depth=frontier",
+              "/embed/zh/specdec/rule/?depth=story", "/embed/zh/specdec/alpha/?depth=frontier"])
 
 
 @pytest.mark.parametrize("url", ZH_URLS)
