@@ -175,3 +175,19 @@ def test_papers_table_keeps_words_whole_on_a_phone(browser, live_url):
     first = pg.locator("#batch th").nth(1)
     assert first.evaluate("th => th.scrollWidth <= th.clientWidth + 1")
     ctx.close()
+
+
+def test_space_pauses_and_r_resets_the_sweep_in_section_1(page, live_url):
+    _load(page, f"{live_url}/embed/en/specdec/onebyone/")
+    w = page.locator("#onebyone [data-widget]")
+    sweep = page.locator("#onebyone .rf-sweep")
+    w.evaluate("e => { e.tabIndex = -1; e.focus(); }")
+    page.keyboard.press(" ")
+    assert sweep.evaluate("e => getComputedStyle(e).animationPlayState") == "paused"
+    page.keyboard.press(" ")
+    assert sweep.evaluate("e => getComputedStyle(e).animationPlayState") == "running"
+    page.wait_for_function("() => /[1-9]/.test(document.querySelector('#onebyone [data-out=tokens]').textContent)",
+                           timeout=10000)
+    page.keyboard.press("r")
+    assert page.locator("#onebyone [data-out=tokens]").text_content() == "Tokens written: 0"
+    assert page.console_errors == []

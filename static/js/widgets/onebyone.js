@@ -13,8 +13,21 @@ export function mount(el, ctx) {
     return;
   }
   let n = 0;
-  sweep.addEventListener("animationiteration", () => {
-    n += 1;
+  const show = () => {
     if (out) out.textContent = ctx.t("tokens_written", { n: new Intl.NumberFormat(ctx.lang === "zh" ? "zh-CN" : "en").format(n) });
+  };
+  sweep.addEventListener("animationiteration", () => { n += 1; show(); });
+  // Space pauses or resumes the sweep; R starts the count again from the first token.
+  ctx.onKey?.((action) => {
+    if (action === "play") el.classList.toggle("is-paused");
+    else if (action === "reset") {
+      n = 0;
+      show();
+      sweep.style.animation = "none";
+      void sweep.getBoundingClientRect();  // restart the CSS animation from its first frame
+      sweep.style.animation = "";
+    } else return false;
+    el.dataset.paused = el.classList.contains("is-paused") ? "1" : "0";
+    return true;
   });
 }
