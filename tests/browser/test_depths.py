@@ -1,0 +1,112 @@
+"""The depth switch and "predict first" in headless Chromium (issue 7).
+
+Switching depth happens in place (no new document is loaded), changes what is visible and the
+URL; a reload and the language switch keep it; without scripts the links do the same by loading
+the page; a predict-first question opens its answer when an option is picked, or by its summary.
+"""
+import pytest
+
+pytestmark = pytest.mark.browser
+
+
+def _load(page, url):
+    page.goto(url)
+    # A selector, not wait_for_function: the strict CSP forbids the eval the latter uses.
+    page.wait_for_selector("html[data-ready='1']", state="attached", timeout=20000)
+
+
+def _count_documents(page):
+    docs = []
+    page.on("request", lambda r: docs.append(r.url) if r.resource_type == "document" else None)
+    return docs
+
+
+def _prose(page, anchor):
+    # The section's first paragraph of Picture prose (a direct <p> child, not a note).
+    return page.locator(f"#{anchor} > p").first
+
+
+def test_switch_in_place_changes_visibility_and_url(page, live_url):
+    _load(page, f"{live_url}/en/specdec/?gamma=5")
+    docs = _count_documents(page)
+    story, frontier = page.locator("#rule .depth-note--story"), page.locator("#rule .depth-note--frontier")
+    assert _prose(page, "rule").is_visible() and story.is_hidden() and frontier.is_hidden()
+
+    page.locator('.depth-switch a[data-depth-choice="story"]').click()
+    assert story.is_visible() and frontier.is_hidden()
+    assert _prose(page, "rule").is_hidden()
+    assert page.locator("#rule .widget").is_visible()          # the interactive stays
+    assert "depth=story" in page.url and "gamma=5" in page.url
+    assert page.locator('.depth-switch a[aria-current="true"]').get_attribute("data-depth-choice") == "story"
+
+    page.locator('.depth-switch a[data-depth-choice="frontier"]').click()
+    assert frontier.is_visible() and story.is_hidden() and _prose(page, "rule").is_visible()
+    assert "depth=frontier" in page.url
+    # Every section follows, not just one.
+    assert page.locator(".depth-note--frontier:visible").count() == page.locator("section.plate-section").count()
+
+    page.locator('.depth-switch a[data-depth-choice="picture"]').click()
+    assert story.is_hidden() and frontier.is_hidden() and _prose(page, "rule").is_visible()
+    assert docs == []                                           # no reload at any point
+    assert page.console_errors == [] and page.foreign_requests == []
+
+
+def test_reload_and_language_switch_keep_the_depth(page, live_url):
+    _load(page, f"{live_url}/en/specdec/")
+    page.locator('.depth-switch a[data-depth-choice="frontier"]').click()
+    assert "depth=frontier" in page.locator("#lang-switch").get_attribute("href")
+    page.reload()
+    page.wait_for_selector("html[data-ready='1']", state="attached", timeout=20000)
+    assert page.locator("#tape .depth-note--frontier").is_visible()
+    assert page.locator('.depth-switch a[aria-current="true"]').get_attribute("data-depth-choice") == "frontier"
+
+    page.locator('.depth-switch a[data-depth-choice="story"]').click()
+    page.locator("#lang-switch").click()
+    page.wait_for_url("**/zh/specdec/**")
+    page.wait_for_selector("html[data-ready='1']", state="attached", timeout=20000)
+    assert "depth=story" in page.url
+    note = page.locator("#tape .depth-note--story")
+    assert note.is_visible() and any("\u4e00" <= ch <= "\u9fff" for ch in note.inner_text())
+    assert _prose(page, "tape").is_hidden()
+    assert page.console_errors == []
+
+
+def test_predict_first_reveals_on_pick_or_summary(page, live_url):
+    _load(page, f"{live_url}/en/specdec/")
+    block = page.locator("#tape .predict")
+    answer = block.locator("details > p").first
+    assert answer.is_hidden()
+    wrong = block.locator(".predict__opt:not(.predict__opt--right) label").first
+    wrong.click()
+    assert answer.is_visible()
+    assert block.locator(".predict__opt--right .predict__mark").is_visible()      # the answer named
+    assert block.locator(".predict__opt:has(input:checked) .predict__mark--wrong").is_visible()
+
+    other = page.locator("#rule .predict")
+    assert other.locator("details > p").first.is_hidden()       # one section's pick opens only its own
+    other.locator("summary").click()
+    assert other.locator("details > p").first.is_visible()
+    assert other.locator(".predict__mark--wrong:visible").count() == 0   # nothing picked, nothing flagged
+    assert page.console_errors == []
+
+
+def test_without_scripts_the_switch_is_links(browser, live_url):
+    ctx = browser.new_context(java_script_enabled=False)
+    pg = ctx.new_page()
+    pg.goto(f"{live_url}/en/specdec/")
+    pg.locator('.depth-switch a[data-depth-choice="story"]').click()
+    pg.wait_for_url("**depth=story**")
+    assert pg.locator("#exact .depth-note--story").is_visible()
+    assert pg.locator("#exact > p").first.is_hidden()
+    pg.locator("#exact .predict summary").click()
+    assert pg.locator("#exact .predict details > p").first.is_visible()
+    ctx.close()
+
+
+def test_whole_plate_embed_has_the_switch(page, live_url):
+    _load(page, f"{live_url}/embed/en/specdec/?depth=story")
+    assert page.locator("#speedup .depth-note--story").is_visible()
+    page.locator('.depth-switch a[data-depth-choice="frontier"]').click()
+    assert page.locator("#speedup .depth-note--frontier").is_visible()
+    assert "depth=frontier" in page.url
+    assert page.console_errors == [] and page.foreign_requests == []
