@@ -296,7 +296,7 @@ def _switch_href(html: str) -> str:
                                     ("/embed/en/specdec/tape/", "/embed/zh/specdec/tape/"),
                                     ("/embed/zh/specdec/exact/", "/embed/en/specdec/exact/")])
 def test_language_switch_keeps_settings(client, frm, to):
-    query = "gamma=6&draft=unigram&seed=7&batch=128"
+    query = "gamma=6&draft=unigram&seed=7&batch=128&depth=story"
     href = _switch_href(client.get(f"{frm}?{query}").get_data(as_text=True))
     path, _, q = href.partition("?")
     assert path == to
