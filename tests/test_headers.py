@@ -182,3 +182,11 @@ def test_lru_is_bounded_by_entries_and_bytes():
     assert lru.nbytes <= 100 and lru.get(3) is None and lru.get("big") is not None
     lru.set("huge", b"z" * 101)  # larger than the whole cache: never stored
     assert lru.get("huge") is None and lru.nbytes <= 100
+
+
+def test_render_cache_is_keyed_by_host(cclient):
+    # The citation prints the page's own address: a spoofed Host must not poison the cache.
+    evil = cclient.get("/en/specdec/?seed=4242", headers={"Host": "evil.example"})
+    good = cclient.get("/en/specdec/?seed=4242", headers={"Host": "class.example"})
+    assert b"evil.example" in evil.data
+    assert b"evil.example" not in good.data and b"class.example" in good.data

@@ -102,7 +102,9 @@ def _cacheable_request() -> bool:
 
 def _key() -> str:
     from flask_babel import get_locale
-    return f"{get_locale()}|{request.full_path}"
+    # The host is part of the key: pages print their own address (the citation), so an answer
+    # made for one Host header must never be served for another (no cache poisoning).
+    return f"{get_locale()}|{request.host}|{request.full_path}"
 
 
 def _compress_cacheable() -> bool:
