@@ -191,3 +191,18 @@ def test_space_pauses_and_r_resets_the_sweep_in_section_1(page, live_url):
     page.keyboard.press("r")
     assert page.locator("#onebyone [data-out=tokens]").text_content() == "Tokens written: 0"
     assert page.console_errors == []
+
+
+def test_every_figure_says_what_to_look_at(client):
+    """Each figure on the plate carries a sentence (not just a title) telling the reader what to see."""
+    html = client.get("/en/specdec/").get_data(as_text=True)
+    bare = []
+    for anchor in ANCHORS:
+        section = html.split(f'<section id="{anchor}"', 1)[1].split("</section>", 1)[0]
+        for fig in re.findall(r"<figure.*?</figure>", section, re.S):
+            # A figcaption, a caption note, or (the tubes) the verdict read under the figure.
+            caps = re.findall(r'<(?:figcaption|p class="(?:caption|tube-words)[^"]*")[^>]*>(.*?)</(?:figcaption|p)>',
+                              fig, re.S)
+            if not any(len(re.sub(r"<[^>]+>", "", c).split()) >= 8 for c in caps):
+                bare.append((anchor, fig[:80]))
+    assert bare == [], bare
