@@ -132,5 +132,6 @@ def test_bad_parameter_is_400_naming_it(client, path, param, value):
 
 
 def test_caps_at_the_limit_are_allowed(client):
-    assert get(client, "/api/run", tokens=200, gamma=16).status_code == 200
+    assert get(client, "/api/run", tokens=200, gamma=8).status_code == 200
+    assert get(client, "/api/run", tokens=105, gamma=16).status_code == 200  # tokens × (γ+1) ≤ 1800
     assert get(client, "/api/tubes", rounds=20, trials=200).status_code == 200

@@ -93,7 +93,8 @@ LARGEST_RUNS = [
 
 @pytest.mark.parametrize("args", LARGEST_RUNS, ids=lambda a: "-".join(map(str, a.values())))
 def test_largest_run_does_bounded_work(client, monkeypatch, args):
-    tokens, gamma = CAPS["tokens"], CAPS["gamma"]
+    gamma = CAPS["gamma"]
+    tokens = spec_api.MAX_POSITIONS // (gamma + 1)  # 1800 // 17 = 105: the joint cap at γ = 16
     count = Counter(monkeypatch)
     r = client.get("/api/run", query_string={**args, "tokens": tokens, "gamma": gamma,
                                              "seed": 7, "context": "x" * 200})
@@ -113,8 +114,18 @@ def test_largest_run_does_bounded_work(client, monkeypatch, args):
     # Vector builds: a pass touches at most γ+1 distinct contexts per model (two models), and
     # each context builds at most its distribution and its cumulative sum: 4(γ+1) per pass.
     assert count.builds <= passes * 4 * (gamma + 1)
-    # And in absolute terms, the most this request can cost on cold caches:
-    assert count.dist + count.sample <= CAPS["tokens"] * 8 * (CAPS["gamma"] + 1)  # 27,200
+    # And in absolute terms, the most any run request can cost on cold caches:
+    assert count.dist + count.sample <= spec_api.MAX_POSITIONS * 8  # 14,400
+
+
+def test_tokens_and_gamma_are_capped_jointly(client):
+    # 200 tokens are allowed up to γ = 8 (200 × 9 = 1800 positions); at γ = 16, 1800 // 17 = 105.
+    assert client.get("/api/run?tokens=200&gamma=8").status_code == 200
+    assert client.get("/api/run?tokens=105&gamma=16").status_code == 200
+    r = client.get("/api/run?tokens=106&gamma=16")
+    assert r.status_code == 400
+    err = r.get_json()["error"]
+    assert err["param"] == "tokens" and err["allowed"] == "integer 1..105 when gamma is 16"
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

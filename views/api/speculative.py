@@ -8,7 +8,9 @@ from __future__ import annotations
 from flask import jsonify, request
 
 from views.api import bp
-from views.params import Param, parse
+from flask_babel import gettext as _
+
+from views.params import Param, ParamError, parse
 from views import sections_speculative as sc
 
 # Caps (see module docstring): the expensive knobs are bounded here, once.
@@ -16,6 +18,9 @@ MAX_TOKENS = 200   # tokens written by one /api/run
 MAX_ROUNDS = 20    # rounds of the tubes experiment per request
 MAX_TRIALS = 200   # trials per round
 MAX_GAMMA = 16     # guesses per pass
+# Target positions one run may trace, tokens × (γ+1): 200 tokens at γ ≤ 8, fewer above. The trace
+# reads the target at every position of every pass, so this bounds the work whatever γ is.
+MAX_POSITIONS = MAX_TOKENS * 9
 
 RUN_SPEC = {
     "lang": Param.choice(sc.LANGS, default="en"),
@@ -48,6 +53,10 @@ THEORY_SPEC = {
 @bp.get("/run")
 def run():
     v = parse(request.args, RUN_SPEC)
+    most = MAX_POSITIONS // (v["gamma"] + 1)
+    if v["tokens"] > most:
+        raise ParamError("tokens", f"integer 1..{most} when gamma is {v['gamma']}",
+                         _("%(value)s is out of range.", value=v["tokens"]))
     return jsonify(sc.run_json(v["lang"], v["draft"], v["gamma"], v["greedy"], v["rule"],
                                v["tokens"], v["seed"], v["context"]))
 
