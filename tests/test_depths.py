@@ -155,3 +155,16 @@ def test_embeds_take_the_depth(client, depth):
     assert ("hidden" in story) == (depth != "story")
     assert ("hidden" in frontier) == (depth != "frontier")
     assert one.index('class="predict"') < one.index('class="widget')
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_depth_texts_survive_missing_numbers(app, lang):
+    # If a sections module fails, the plate view leaves its numbers out of `d`; the question,
+    # the options and the notes must still render (only the live-number sentences drop out).
+    from flask import render_template_string
+    with app.test_request_context(f"/{lang}/specdec/"):
+        for anchor in ANCHORS:
+            html = render_template_string('{% include "plate/depths/_slot.html" %}',
+                                          anchor=anchor, d={}, state={"depth": "story"}, lang=lang)
+            assert 'class="predict__q"' in html and "predict__reveal" in html, anchor
+            assert text(note(html, "story").group(3)), anchor
