@@ -218,3 +218,25 @@ def test_selfdraft_diagram_shows_it_scrolls_on_a_phone(browser, live_url):
     assert "radial-gradient" in wrap.evaluate("e => getComputedStyle(e).backgroundImage")
     assert pg.evaluate("() => document.documentElement.scrollWidth") <= 390
     ctx.close()
+
+
+def test_big_batch_preset_shows_the_speed_up_shrink_and_presets_say_what_they_did(page, live_url):
+    _load(page, f"{live_url}/embed/en/specdec/bench/")
+    page.wait_for_selector("#bench [data-widget][data-ready='1']", state="attached")
+    w = page.locator("#bench [data-widget]")
+    speed = lambda: float(w.locator("[data-out=speedup]").inner_text().rstrip("×"))  # noqa: E731
+    before = speed()
+    w.get_by_role("button", name="A big batch").click()
+    page.wait_for_function("() => /ctx=1024/.test(location.search)")
+    page.wait_for_function(f"() => parseFloat(document.querySelector('#bench [data-out=speedup]').textContent) < {before} - 0.3")
+    # "the speed-up on paper shrinks", as the try-this list promises (at 4,096 tokens it did not).
+    assert "batch=1024" in page.url and speed() < before - 0.3
+    w.get_by_role("button", name="A perfect draft").click()
+    page.wait_for_function("() => document.querySelector('#bench [data-out=alpha]').textContent === '1.00'")
+    page.wait_for_timeout(300)
+    # The note survives the run being reloaded for the new draft.
+    assert w.locator(".spec-status").inner_text() == "Preset applied: A perfect draft."
+    w.get_by_role("button", name="Back to the start").click()
+    page.wait_for_function(f"() => parseFloat(document.querySelector('#bench [data-out=speedup]').textContent) === {before}")
+    assert "ctx=4096" in page.url or "ctx=" not in page.url
+    assert page.console_errors == []

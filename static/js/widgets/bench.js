@@ -28,6 +28,8 @@ export function mount(el, ctx) {
   let run = null;
   let passes = 0;
   let rooflineSeq = 0;
+  let presetNote = "";
+  let applying = false;  // true while a preset sets its values; a hand-made change drops the note
 
   const readout = () => {
     const done = run.steps.slice(0, passes);
@@ -44,7 +46,9 @@ export function mount(el, ctx) {
       out("pass-label").textContent = t("no_pass");
     }
     const tokens = [...list.querySelectorAll(".tape-tok")].map((x) => x.textContent);
-    out("status").textContent = stateValue(ctx, "greedy") && loops(tokens) ? t("loop") : "";
+    // The loop warning wins; otherwise the last preset's note stays (reloading the run after a
+    // preset used to wipe it before anyone could read it).
+    out("status").textContent = stateValue(ctx, "greedy") && loops(tokens) ? t("loop") : presetNote;
   };
 
   const step = () => {
@@ -88,18 +92,22 @@ export function mount(el, ctx) {
   // Presets: set several state values at once, then announce which point they make.
   el.querySelectorAll("[data-preset]").forEach((btn) => {
     btn.addEventListener("click", () => {
-      for (const k of ["draft", "greedy", "gamma", "batch", "seed"]) {
+      applying = true;
+      for (const k of ["draft", "greedy", "gamma", "batch", "ctx", "seed"]) {
         if (btn.dataset[k] !== undefined) {
           const v = btn.dataset[k];
           ctx.state.set(k, k === "draft" ? v : Number(v));
         }
       }
-      out("status").textContent = t("preset_done", { name: btn.textContent.trim() });
+      applying = false;
+      presetNote = t("preset_done", { name: btn.textContent.trim() });
+      out("status").textContent = presetNote;
     });
   });
 
   const batchOut = out("batch-value");
   onState(["batch"], (d) => { if (batchOut) batchOut.textContent = fmt(Number(d.value ?? ctx.state.get("batch")), 0); paper(); });
+  onState(["gamma", "draft", "greedy", "rule", "seed", "batch", "c", "ctx"], () => { if (!applying) presetNote = ""; });
   onState(["gamma", "draft", "greedy", "rule", "seed"], load);
   onState(["c", "gpu", "model", "ctx"], paper);
   load();
