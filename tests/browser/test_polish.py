@@ -240,3 +240,24 @@ def test_big_batch_preset_shows_the_speed_up_shrink_and_presets_say_what_they_di
     page.wait_for_function(f"() => parseFloat(document.querySelector('#bench [data-out=speedup]').textContent) === {before}")
     assert "ctx=4096" in page.url or "ctx=" not in page.url
     assert page.console_errors == []
+
+
+@pytest.mark.parametrize("anchor, count", [
+    ("tape", "() => document.querySelector('#tape [data-out=passes]').textContent"),
+    ("bench", "() => document.querySelectorAll('#bench .tape-cell:not(.tape-cell--context)').length"),
+    ("draft", "() => document.querySelectorAll('#draft .draft-slot.is-written').length"),
+    ("rule", "() => document.querySelector('#rule [data-out=pass]').textContent"),
+])
+def test_left_arrow_steps_back(page, live_url, anchor, count):
+    """The keyboard hint says "← → step": → forward, ← undoes the last step."""
+    _load(page, f"{live_url}/embed/en/specdec/{anchor}/")
+    page.wait_for_selector(f"#{anchor} [data-widget][data-ready='1']", state="attached")
+    page.locator(f"#{anchor} [data-widget]").first.evaluate("e => e.focus()")
+    page.keyboard.press("ArrowRight")
+    one = page.evaluate(count)
+    page.keyboard.press("ArrowRight")
+    two = page.evaluate(count)
+    assert two != one
+    page.keyboard.press("ArrowLeft")
+    assert page.evaluate(count) == one
+    assert page.console_errors == []

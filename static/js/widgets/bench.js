@@ -63,7 +63,13 @@ export function mount(el, ctx) {
     renderTape(list, run, 0, t);
     readout();
   };
-  player(el, ctx, { step, reset, canStep: () => run && passes < run.steps.length, interval: 700 });
+  const back = () => {
+    if (!run || passes === 0) return;
+    const k = passes - 1;
+    reset();
+    while (passes < k) step();
+  };
+  player(el, ctx, { step, reset, back, canStep: () => run && passes < run.steps.length, interval: 700 });
   bindControls(el, ctx);
 
   const paper = async () => {

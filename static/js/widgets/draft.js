@@ -67,7 +67,15 @@ export function mount(el, ctx) {
     draw();
   };
   const reset = () => { if (run) { pass = 0; phase = 0; draw(); } };
-  player(el, ctx, { step, reset, canStep, interval: 700 });
+  // Back one phase: the previous guess, or the previous pass's check, or the start.
+  const back = () => {
+    if (!run) return;
+    if (phase > 1) phase -= 1;
+    else if (pass > 0) { pass -= 1; phase = (run.steps[pass].guesses || []).length + 1; }
+    else phase = 0;
+    draw();
+  };
+  player(el, ctx, { step, reset, back, canStep, interval: 700 });
   bindControls(el, ctx);
 
   const load = () =>

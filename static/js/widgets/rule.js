@@ -85,7 +85,8 @@ export function mount(el, ctx) {
   // Reset goes to the first pass with a refusal, where the server-rendered view also starts.
   const firstRefusal = () => Math.max(0, run.steps.findIndex((st) => st.replacement !== null && st.replacement !== undefined));
   const reset = () => { if (run) { pass = firstRefusal(); draw(); } };
-  player(el, ctx, { step, reset, canStep, interval: 1400 });
+  const back = () => { if (run && pass > 0) { pass -= 1; draw(); } };
+  player(el, ctx, { step, reset, back, canStep, interval: 1400 });
   bindControls(el, ctx);
   el.querySelector("[data-act=next-refusal]")?.addEventListener("click", () => {
     if (!run) return;

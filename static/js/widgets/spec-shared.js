@@ -92,7 +92,7 @@ export function onState(names, fn) {
 
 // Step / play / reset, exposed on the element for the page's keyboard dispatcher
 // (arrows step, space plays or pauses, R resets).
-export function player(el, ctx, { step, reset, canStep, interval = 900 }) {
+export function player(el, ctx, { step, reset, canStep, back, interval = 900 }) {
   let timer = null;
   const playBtn = el.querySelector("[data-act=play]");
   const t = (k) => ctx.t(k);
@@ -123,6 +123,8 @@ export function player(el, ctx, { step, reset, canStep, interval = 900 }) {
     play,
     pause,
     reset: () => { pause(); reset(); },
+    // ← goes back one step where the widget knows how (the keyboard hint promises it).
+    back: () => { pause(); if (back) back(); },
   };
   el.specdec = api;
   el.querySelector("[data-act=step]")?.addEventListener("click", api.step);
@@ -130,7 +132,7 @@ export function player(el, ctx, { step, reset, canStep, interval = 900 }) {
   el.querySelector("[data-act=reset]")?.addEventListener("click", api.reset);
   if (!el.hasAttribute("tabindex")) el.tabIndex = 0;
   // The page's keyboard dispatcher (main.js) sends arrows, space and R as actions.
-  const actions = { step: api.step, play, reset: api.reset };
+  const actions = { step: api.step, play, reset: api.reset, ...(back ? { back: api.back } : {}) };
   if (ctx.onKey) ctx.onKey((action) => (actions[action] ? (actions[action](), true) : false));
   return api;
 }

@@ -66,7 +66,14 @@ export function mount(el, ctx) {
     renderTape(list, run, 0, t);
     readout();
   };
-  player(el, ctx, { step, reset, canStep: () => run && passes < run.steps.length });
+  // One pass back: redraw from the context and replay all but the last pass (runs are fixed).
+  const back = () => {
+    if (!run || passes === 0) return;
+    const k = passes - 1;
+    reset();
+    while (passes < k) step();
+  };
+  player(el, ctx, { step, reset, back, canStep: () => run && passes < run.steps.length });
   bindControls(el, ctx);
 
   const load = () =>
