@@ -31,8 +31,8 @@ def test_every_control_is_big_enough_to_tap_on_a_phone(browser, live_url):
         for (const e of document.querySelectorAll(`#${a} button, #${a} select, #${a} input, #${a} a.embed-link`)) {
           let r = e.getBoundingClientRect();
           if (r.width === 0) continue;  // hidden (another tab, a closed panel)
-          // A checkbox is tapped through its label.
-          if (e.type === 'checkbox' && e.closest('label')) r = e.closest('label').getBoundingClientRect();
+          // A checkbox or radio button is tapped through its label.
+          if ((e.type === 'checkbox' || e.type === 'radio') && e.closest('label')) r = e.closest('label').getBoundingClientRect();
           if (r.height < 40) out.push(`${a} ${e.tagName} ${e.id || e.className} ${Math.round(r.height)}px`);
         }
       }
