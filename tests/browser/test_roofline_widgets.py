@@ -14,7 +14,8 @@ def _mounted(page, url, name):
 
 
 def _text(page, sel):
-    return page.locator(sel).first.inner_text()
+    # Visible matches only: the predict-first answers repeat numbers in hidden spans.
+    return page.locator(f"{sel} >> visible=true").first.inner_text()
 
 
 def _slide(page, sel, key, times=1):
