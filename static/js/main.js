@@ -159,21 +159,33 @@ function sectionInView() {
   return "";
 }
 
+// A section counts as read once the reader has stayed in it for half a second; scrolling back
+// up to the switch passes other sections on the way, too quickly to count.
+const DWELL_MS = 500;
 let readSection = "";
-let dwellTimer = 0;
-window.addEventListener("scroll", () => {
-  clearTimeout(dwellTimer);
-  dwellTimer = setTimeout(() => { readSection = sectionInView() || readSection; }, 600);
-}, { passive: true });
+let viewing = "";
+let viewingSince = 0;
+function noteSection() {
+  const now = performance.now();
+  const s = sectionInView();
+  if (s === viewing) return;
+  if (viewing && now - viewingSince >= DWELL_MS) readSection = viewing;
+  viewing = s;
+  viewingSince = now;
+}
+function sectionForSwitch() {
+  noteSection();
+  return viewing && performance.now() - viewingSince >= DWELL_MS ? viewing : readSection;
+}
+window.addEventListener("scroll", noteSection, { passive: true });
 
 function updateLinks() {
   const sw = document.getElementById("lang-switch");
   if (!sw) return;
   const url = new URL(sw.href, location.href);
   url.search = location.search;
-  // Land on the section the reader last stopped at (scrolling back up to the switch passes
-  // other sections on the way, too quickly to count); else the #hash; else what is in view.
-  const at = readSection || (location.hash ? "" : sectionInView());
+  // Land on the section the reader last stayed in; else the #hash.
+  const at = sectionForSwitch();
   url.hash = at ? `#${at}` : location.hash;
   sw.href = url.pathname + url.search + url.hash;
 }

@@ -82,13 +82,14 @@ def test_zh_slider_changes_a_number(page, live_url):
 
 
 def test_zh_switch_keeps_settings_and_section(page, live_url):
+    page.emulate_media(reduced_motion="reduce")  # instant scrolling (the page scrolls smoothly)
     _load(page, f"{live_url}/zh/specdec/?gamma=6&draft=unigram&seed=7")
     # Read section 6 for a moment, then scroll back up to the switch in the header.
     page.locator("#exact h2").scroll_into_view_if_needed()
     page.evaluate("() => document.querySelector('#exact').scrollIntoView({block: 'start'})")
-    page.wait_for_timeout(1000)
+    page.wait_for_timeout(1500)  # main.js records the section after 600 ms without scrolling
     page.evaluate("() => window.scrollTo(0, 0)")
-    page.wait_for_timeout(1000)
+    page.wait_for_timeout(1500)
     page.locator("#lang-switch").click()
     page.wait_for_selector("html[data-ready='1']", state="attached", timeout=30000)
     url = page.url
