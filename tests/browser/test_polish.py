@@ -261,3 +261,15 @@ def test_left_arrow_steps_back(page, live_url, anchor, count):
     page.keyboard.press("ArrowLeft")
     assert page.evaluate(count) == one
     assert page.console_errors == []
+
+
+def test_sections_7_8_and_9_use_the_same_alpha_and_speed_up(client):
+    """Defaults: batch 64 at 4,096 tokens is memory-bound, so section 9's speed-up on paper is
+    section 8's formula at the same α; both used to differ (0.65 and 1.80× against 0.646, 1.79×)."""
+    html = client.get("/en/specdec/").get_data(as_text=True)
+    sec = lambda a: re.sub(r"<[^>]+>", "", html.split(f'<section id="{a}"', 1)[1].split("</section>", 1)[0])  # noqa: E731
+    s8 = re.search(r"With α = ([\d.]+) measured above.*?your γ = 4 gives (\d+\.\d+)", sec("speedup"), re.S)
+    s9 = re.search(r"acceptance rate α = ([\d.]+),.*?: (\d+\.\d+)× as fast", sec("idle"), re.S)
+    assert s8 and s9
+    assert s9.group(1) == s8.group(1)
+    assert s9.group(2) == s8.group(2)
