@@ -106,7 +106,7 @@ class NGramModel:
     def sample(self, context: Sequence[int], rng: np.random.Generator) -> int:
         """One token drawn from P(· | context), by inverting the cached cumulative sum."""
         cdf = self._cdf_cached(self._key(context))
-        return min(int(np.searchsorted(cdf, rng.random() * cdf[-1], side="right")), self.V - 1)
+        return min(int(cdf.searchsorted(rng.random() * cdf[-1], side="right")), self.V - 1)
 
     def _cdf(self, h: tuple[int, ...]) -> np.ndarray:
         cdf = np.cumsum(self._dist_cached(h))

@@ -32,9 +32,8 @@ CONTEXT_KEPT = 8  # the models read at most 2 tokens back; a trace shows a few m
 
 def sample(p: np.ndarray, rng: np.random.Generator) -> int:
     """One draw from p by inverting its cumulative sum (much faster than ``rng.choice(p=...)``)."""
-    cdf = np.cumsum(p)
-    i = int(np.searchsorted(cdf, rng.random() * cdf[-1], side="right"))
-    return min(i, p.size - 1)
+    cdf = p.cumsum()
+    return min(int(cdf.searchsorted(rng.random() * cdf[-1], side="right")), p.size - 1)
 
 
 def residual(p: np.ndarray, q: np.ndarray) -> np.ndarray:
