@@ -20,6 +20,7 @@ RULES = ("exact", "resample-target", "keep-draft")
 # that measures α; both within the API's cap of 200.
 PAGE_RUN_TOKENS = 40
 ALPHA_RUN_TOKENS = 200
+BENCH_RUN_TOKENS = 60  # the bench's run (as static/js/widgets/bench.js), for its no-script readouts
 TUBES_TRIALS = 50          # trials a round, as in the plate
 GAMMA_CURVE = range(1, 17)  # γ on the speed-up chart
 
@@ -188,6 +189,16 @@ def data(lang: str, state: dict) -> dict:
     # round to the same speed-up (0.6462 gives 1.80 at the best γ, 0.646 gives 1.79).
     th = theory_json(round(alpha, 3), gamma, c)
     first = run["steps"][0]
+    # The bench's readouts without scripts: its own run's α and the speed-up on paper from it, as
+    # its script computes them (section 9's numbers use section 7's longer run instead).
+    from sim import roofline
+    bench_run = run_json(lang, draft, gamma, greedy, rule, BENCH_RUN_TOKENS, seed)
+    paper = roofline.speculative(state.get("gpu", "h100-sxm"), state.get("model", "llama-3.1-8b"),
+                                 int(state.get("batch", 64)), int(state.get("ctx", 4096)), gamma,
+                                 min(1.0, max(0.0, float(bench_run["alpha"] or 0.0))), c)
+    bench = {"alpha": bench_run["alpha"], "formula": bench_run["tokens_per_pass_formula"],
+             "speedup": paper["speedup"], "plain": paper["tokens_per_s_plain"],
+             "spec": paper["tokens_per_s_spec"]}
     # Section 5 opens on the first pass with a refusal, so the residual is shown without scripts.
     rule_pass = next((i for i, st in enumerate(run["steps"]) if st["replacement"] is not None), 0)
     return {"spec": {
@@ -205,5 +216,5 @@ def data(lang: str, state: dict) -> dict:
         "strip": [{"token": tok, "overlap": ov, "bucket": min(4, int(ov * 5))}
                   for tok, ov in zip(long_run["tokens"][:STRIP], long_run["overlap"][:STRIP])],
         "tubes": tubes, "tube_cols": tube_view(tubes), "theory": th, "examples": _example_json(lang),
-        "drafts": DRAFTS, "rules": RULES,
+        "drafts": DRAFTS, "rules": RULES, "bench": bench,
     }}

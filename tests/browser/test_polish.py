@@ -273,3 +273,25 @@ def test_sections_7_8_and_9_use_the_same_alpha_and_speed_up(client):
     assert s8 and s9
     assert s9.group(1) == s8.group(1)
     assert s9.group(2) == s8.group(2)
+
+
+def test_bench_readouts_are_the_same_with_and_without_scripts(browser, live_url):
+    """The server used section 9's α for the bench's speed-up (1.79×), the script the bench's own
+    run (1.77×): the number changed under the reader's eyes."""
+    url = f"{live_url}/embed/en/specdec/bench/?batch=256"
+    read = "() => [...document.querySelectorAll('.bench-readout dd')].map(d => d.textContent.trim())"
+    ctx = browser.new_context(java_script_enabled=False)
+    pg = ctx.new_page()
+    pg.goto(url)
+    dds = pg.locator(".bench-readout dd")  # no scripts: read through the locator, not evaluate
+    static = [dds.nth(i).inner_text().strip() for i in range(dds.count())]
+    ctx.close()
+    ctx = browser.new_context()
+    pg = ctx.new_page()
+    pg.goto(url)
+    pg.wait_for_selector("#bench [data-widget][data-ready='1']", state="attached")
+    pg.wait_for_load_state("networkidle")
+    live = pg.evaluate(read)
+    ctx.close()
+    # α, the formula, the speed-up and tokens a second (the counted value waits for a Step).
+    assert [static[i] for i in (0, 2, 3, 4)] == [live[i] for i in (0, 2, 3, 4)]
