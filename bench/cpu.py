@@ -17,10 +17,12 @@ from app import create_app  # noqa: E402
 from sim.ngram import load_models  # noqa: E402
 
 REQUESTS = [
-    ("/api/run, caps (tokens 200, γ 16), unigram draft",
-     "/api/run?tokens=200&gamma=16&draft=unigram&context=" + "x" * 200),
-    ("/api/run, caps, bigram draft, zh", "/api/run?lang=zh&tokens=200&gamma=16&draft=bigram"),
+    ("/api/run, caps (tokens 105, γ 16), unigram draft",
+     "/api/run?tokens=105&gamma=16&draft=unigram&context=" + "x" * 200),
+    ("/api/run, caps (tokens 105, γ 16), bigram, zh", "/api/run?lang=zh&tokens=105&gamma=16&draft=bigram"),
+    ("/api/run, caps (tokens 200, γ 8), unigram draft", "/api/run?tokens=200&gamma=8&draft=unigram"),
     ("/api/run, sections 7–8 at page γ max (200 tokens, γ 8)", "/api/run?tokens=200&gamma=8"),
+    ("/api/lab/breakeven", "/api/lab/breakeven?gamma=16"),
     ("/api/run, a widget's request (40 tokens, γ 4)", "/api/run?tokens=40&gamma=4"),
     ("/api/tubes, caps (20 rounds × 200 trials)", "/api/tubes?rounds=20&trials=200"),
     ("/api/dist, top 100", "/api/dist?top=100&context=the"),
