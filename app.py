@@ -119,6 +119,11 @@ def create_app(test_config: dict | None = None) -> Flask:
     def specdec_root():
         return redirect(url_for("plate.page", lang=preferred_lang()), code=302)
 
+    @app.get("/favicon.ico")
+    def favicon():
+        # Browsers ask for /favicon.ico on their own (embeds, error pages): point them at ours.
+        return redirect(url_for("static", filename="favicon.svg"), code=301)
+
     @app.get("/vendor/plotly.min.js")
     def plotly_js():
         with resources.as_file(PLOTLY_JS) as path:
