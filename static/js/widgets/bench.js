@@ -2,7 +2,7 @@
 // (helpers imported from the tape and rule widgets), measured α, tokens per pass, and the
 // speed-up on paper at the chosen batch (from /api/roofline with the measured α).
 import { bindControls, fetchRun, fmt, onState, player, showError, stateValue } from "./spec-shared.js";
-import { appendPass, renderTape } from "./tape.js";
+import { tapePlayer } from "./tape.js";
 import { renderGauges } from "./rule.js";
 
 const RUN_TOKENS = 60;   // long enough for a greedy loop to show, within the API's cap of 200
@@ -25,13 +25,12 @@ export function mount(el, ctx) {
   const list = el.querySelector(".bench-tape");
   const gauges = el.querySelector(".bench-gauges");
   const out = (name) => el.querySelector(`[data-out="${name}"]`);
-  let run = null;
-  let passes = 0;
   let rooflineSeq = 0;
   let presetNote = "";
   let applying = false;  // true while a preset sets its values; a hand-made change drops the note
 
   const readout = () => {
+    const { run, passes } = tp;
     const done = run.steps.slice(0, passes);
     const written = done.reduce((n, s) => n + s.written.length, 0);
     out("per-pass").textContent = passes ? fmt(written / passes, 2) : "—";
@@ -51,28 +50,12 @@ export function mount(el, ctx) {
     out("status").textContent = stateValue(ctx, "greedy") && loops(tokens) ? t("loop") : presetNote;
   };
 
-  const step = () => {
-    if (!run || passes >= run.steps.length) return;
-    appendPass(list, run.steps[passes], passes, t);
-    passes += 1;
-    readout();
-  };
-  const reset = () => {
-    if (!run) return;
-    passes = 0;
-    renderTape(list, run, 0, t);
-    readout();
-  };
-  const back = () => {
-    if (!run || passes === 0) return;
-    const k = passes - 1;
-    reset();
-    while (passes < k) step();
-  };
-  player(el, ctx, { step, reset, back, canStep: () => run && passes < run.steps.length, interval: 700 });
+  const tp = tapePlayer(list, t, readout);
+  player(el, ctx, { step: tp.step, reset: tp.reset, back: tp.back, canStep: tp.canStep, interval: 700 });
   bindControls(el, ctx);
 
   const paper = async () => {
+    const { run } = tp;
     if (!run) return;
     const seq = ++rooflineSeq;
     const params = { batch: ctx.state.get("batch") ?? 64, gamma: stateValue(ctx, "gamma"),
@@ -91,7 +74,7 @@ export function mount(el, ctx) {
   const load = () => {
     const seq = ++loadSeq;
     return fetchRun(ctx, { tokens: RUN_TOKENS })
-      .then((r) => { if (seq !== loadSeq) return; run = r; reset(); paper(); el.dataset.ready = "1"; })
+      .then((r) => { if (seq !== loadSeq) return; tp.load(r); paper(); el.dataset.ready = "1"; })
       .catch((e) => showError(el, e));
   };
 

@@ -1,6 +1,6 @@
 // Section 3 "Let a small model guess": the draft runs γ times, writing one guess (with its q)
 // each time; then the target runs once with γ + 1 positions lit. Each Step is one phase.
-import { bindControls, fetchRun, fmt, h, onState, player, showError } from "./spec-shared.js";
+import { bindControls, fmt, followRun, h, player } from "./spec-shared.js";
 
 const CONTEXT_SHOWN = 8; // tokens of context shown before the guesses
 
@@ -78,10 +78,5 @@ export function mount(el, ctx) {
   player(el, ctx, { step, reset, back, canStep, interval: 700 });
   bindControls(el, ctx);
 
-  const load = () =>
-    fetchRun(ctx)
-      .then((r) => { run = r; reset(); el.dataset.ready = "1"; })
-      .catch((e) => showError(el, e));
-  onState(["gamma", "draft", "greedy", "rule", "seed"], load);
-  load();
+  followRun(el, ctx, (r) => { run = r; reset(); });
 }

@@ -1,7 +1,7 @@
 // Section 5 "The rule for passing": one gauge per guess, the column at p/q (full scale 1) and a
 // line at the random r; on a refusal, the residual max(0, p − q) the replacement is drawn from.
 // renderGauges / renderResidual are exported for the bench (section 13).
-import { bindControls, fetchRun, fmt, h, onState, player, showError } from "./spec-shared.js";
+import { bindControls, fmt, followRun, h, player } from "./spec-shared.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 function s(tag, attrs = {}, ...children) {
@@ -94,10 +94,5 @@ export function mount(el, ctx) {
     if (i >= 0) { pass = i; draw(); }
   });
 
-  const load = () =>
-    fetchRun(ctx)
-      .then((r) => { run = r; reset(); el.dataset.ready = "1"; })
-      .catch((e) => showError(el, e));
-  onState(["gamma", "draft", "greedy", "rule", "seed"], load);
-  load();
+  followRun(el, ctx, (r) => { run = r; reset(); });
 }

@@ -146,3 +146,14 @@ export function showError(el, err) {
   }
   box.textContent = String(err && err.message ? err.message : err);
 }
+
+// Fetch the run for the current settings, hand it to onRun, and fetch again whenever a setting
+// that changes the run changes. Marks the widget ready after the first run.
+export function followRun(el, ctx, onRun) {
+  const load = () =>
+    fetchRun(ctx)
+      .then((r) => { onRun(r); el.dataset.ready = "1"; })
+      .catch((e) => showError(el, e));
+  onState(["gamma", "draft", "greedy", "rule", "seed"], load);
+  load();
+}

@@ -1,7 +1,7 @@
 // Section 4 "Until the first wrong guess": the token tape grows one pass of the target at a time.
 // A dot marks a kept guess; a diamond marks a token the target wrote itself (replacement or bonus).
 // renderTape / tapeCell are exported for the bench (section 13).
-import { bindControls, fetchRun, fmt, h, onState, player, showError } from "./spec-shared.js";
+import { bindControls, fmt, followRun, h, player } from "./spec-shared.js";
 
 const WRITTEN_BY_TARGET = new Set(["replaced", "bonus"]);
 
@@ -29,14 +29,40 @@ export function appendPass(list, step, passIndex, t) {
   for (const w of step.written) list.append(tapeCell(w.token, w.kind, passIndex, t));
 }
 
+// The tape as a player over a fixed run: step appends one pass, back replays all but the last,
+// reset returns to the context. onChange runs after every change (the widget's readout).
+export function tapePlayer(list, t, onChange) {
+  const tp = { run: null, passes: 0 };
+  tp.canStep = () => Boolean(tp.run) && tp.passes < tp.run.steps.length;
+  tp.step = () => {
+    if (!tp.canStep()) return false;
+    appendPass(list, tp.run.steps[tp.passes], tp.passes, t);
+    tp.passes += 1;
+    onChange();
+    return true;
+  };
+  tp.reset = () => {
+    if (!tp.run) return;
+    tp.passes = 0;
+    renderTape(list, tp.run, 0, t);
+    onChange();
+  };
+  tp.back = () => {
+    if (!tp.run || tp.passes === 0) return;
+    const k = tp.passes - 1;
+    tp.reset();
+    while (tp.passes < k) tp.step();
+  };
+  tp.load = (run) => { tp.run = run; tp.reset(); };
+  return tp;
+}
+
 export function mount(el, ctx) {
   const t = (k) => ctx.t(k);
   const list = el.querySelector(".tape");
   const out = (name) => el.querySelector(`[data-out=${name}]`);
-  let run = null;
-  let passes = 0;
-
   const readout = () => {
+    const { run, passes } = tp;
     const written = run.steps.slice(0, passes).reduce((n, s) => n + s.written.length, 0);
     const kept = run.steps.slice(0, passes)
       .reduce((n, s) => n + s.written.filter((w) => w.kind === "kept").length, 0);
@@ -53,33 +79,11 @@ export function mount(el, ctx) {
     }
   };
 
+  const tp = tapePlayer(list, t, readout);
   const step = () => {
-    if (!run || passes >= run.steps.length) return;
-    appendPass(list, run.steps[passes], passes, t);
-    passes += 1;
-    readout();
-    if (!ctx.reducedMotion) list.lastElementChild?.scrollIntoView({ block: "nearest", inline: "nearest" });
+    if (tp.step() && !ctx.reducedMotion) list.lastElementChild?.scrollIntoView({ block: "nearest", inline: "nearest" });
   };
-  const reset = () => {
-    if (!run) return;
-    passes = 0;
-    renderTape(list, run, 0, t);
-    readout();
-  };
-  // One pass back: redraw from the context and replay all but the last pass (runs are fixed).
-  const back = () => {
-    if (!run || passes === 0) return;
-    const k = passes - 1;
-    reset();
-    while (passes < k) step();
-  };
-  player(el, ctx, { step, reset, back, canStep: () => run && passes < run.steps.length });
+  player(el, ctx, { step, reset: tp.reset, back: tp.back, canStep: tp.canStep });
   bindControls(el, ctx);
-
-  const load = () =>
-    fetchRun(ctx)
-      .then((r) => { run = r; reset(); el.dataset.ready = "1"; })
-      .catch((e) => showError(el, e));
-  onState(["gamma", "draft", "greedy", "rule", "seed"], load);
-  load();
+  followRun(el, ctx, tp.load);
 }
