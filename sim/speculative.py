@@ -108,7 +108,11 @@ class Step:
         return out
 
     def to_json(self, vocab: Sequence[str], top: int = 8) -> dict:
+        """The trace as JSON; ``top`` > 0 adds the likeliest tokens of q, p, the residual and the
+        bonus position (top = 0 leaves them out: they cost an O(V) pass each)."""
         def top_of(dist):
+            if top < 1 or dist is None:
+                return None
             # argpartition finds the top entries in O(V); only those few get sorted.
             part = np.argpartition(-dist, top)[:top] if top < dist.size else np.arange(dist.size)
             idx = part[np.lexsort((part, -dist[part]))]
@@ -132,10 +136,10 @@ class Step:
             # Every guess the draft wrote, checked or thrown away, with p from the target's pass.
             "guesses": [{"token": vocab[g], "q": float(q[g]), "p": float(self.p_at(i)[g])}
                         for i, (g, q) in enumerate(zip(self.guesses, self.q_dists))],
-            "residual_top": top_of(self.residual) if self.residual is not None else None,
+            "residual_top": top_of(self.residual),
             "replacement": vocab[self.replacement] if self.replacement is not None else None,
             "bonus": vocab[self.bonus] if self.bonus is not None else None,
-            "bonus_top": top_of(self.p_at(self.gamma)) if self.bonus is not None else None,
+            "bonus_top": top_of(self.p_at(self.gamma)) if self.bonus is not None and top > 0 else None,
             "written": [{"token": vocab[t], "kind": kind} for t, kind in self.written],
         }
 

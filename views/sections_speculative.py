@@ -88,7 +88,7 @@ def run_json(lang, draft, gamma, greedy, rule, tokens, seed, context=""):
     rng = np.random.default_rng(seed)
     q_model = models[draft]
     run = generate(M, q_model, ids, tokens, gamma, rng, greedy=greedy, rule=rule)
-    out = run.to_json(M.vocab, top=8)
+    out = run.to_json(M.vocab, top=0)  # the widgets draw no top lists; residual rows come below
     for step, sj in zip(run.steps, out["steps"]):
         sj["residual_rows"] = _residual_rows(step, M.vocab)
     out["context"] = ctx_tokens
