@@ -43,10 +43,7 @@ import math
 import numbers
 from dataclasses import asdict, dataclass
 
-try:  # the lead's sim.theory holds the one shared formula for E[tokens]
-    from sim import theory as _theory
-except ImportError:  # pragma: no cover - only before sim/theory.py lands
-    _theory = None
+from sim import theory  # the one home of E[tokens] and the extra-arithmetic factor
 
 __all__ = [
     "GPU", "Model", "GPUS", "MODELS",
@@ -258,22 +255,13 @@ def lanes(gpu: GPU | str, model: Model | str, n: int) -> dict:
 # --- speculation ---------------------------------------------------------
 
 def expected_tokens(alpha: float, gamma: int) -> float:
-    """Tokens written per target pass: (1 - alpha^(gamma+1)) / (1 - alpha), i.e.
-    1 + alpha + ... + alpha^gamma; gamma + 1 at alpha = 1 (Leviathan et al. 2023, eq. 1).
-    Validated here (so errors name the parameter), computed by sim.theory when present."""
-    alpha = _float_in("alpha", alpha, 0.0, 1.0)
-    gamma = _int_in("gamma", gamma, 0)
-    if _theory is not None:
-        return _theory.expected_tokens(alpha, gamma)
-    # Fallback while sim.theory is absent: the finite sum, exact at alpha = 0 and 1.
-    return float(sum(alpha ** k for k in range(gamma + 1)))
+    """sim.theory.expected_tokens, with this module's validation (errors name the parameter)."""
+    return theory.expected_tokens(_float_in("alpha", alpha, 0.0, 1.0), _int_in("gamma", gamma, 0))
 
 
 def extra_arithmetic(alpha: float, gamma: int) -> float:
-    """Target arithmetic per written token relative to plain decoding: a pass
-    works out gamma + 1 positions and writes expected_tokens of them (the draft's
-    arithmetic left out, as Leviathan et al. do)."""
-    return (gamma + 1) / expected_tokens(alpha, gamma)
+    """sim.theory.extra_arithmetic, with this module's validation."""
+    return theory.extra_arithmetic(_float_in("alpha", alpha, 0.0, 1.0), _int_in("gamma", gamma, 0))
 
 
 def speculative(gpu: GPU | str, model: Model | str, batch: int, context: int,
