@@ -90,15 +90,7 @@ def cmd_tubes(args) -> dict:
 
 
 def cmd_theory(args) -> dict:
-    best_gamma, best_speedup = theory.best_gamma(args.alpha, args.c)
-    return {
-        "alpha": args.alpha, "gamma": args.gamma, "c": args.c,
-        "expected_tokens": theory.expected_tokens(args.alpha, args.gamma),
-        "speedup": theory.speedup(args.alpha, args.gamma, args.c),
-        "best_gamma": best_gamma, "best_speedup": best_speedup,
-        "break_even_alpha": theory.break_even_alpha(args.gamma, args.c),
-        "extra_arithmetic": theory.extra_arithmetic(args.alpha, args.gamma),
-    }
+    return theory.summary(args.alpha, args.gamma, args.c)
 
 
 def build_parser() -> Parser:

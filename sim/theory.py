@@ -82,6 +82,19 @@ def extra_arithmetic(alpha: float, gamma: int) -> float:
     return (gamma + 1) / expected_tokens(alpha, gamma)
 
 
+def summary(alpha: float, gamma: int, c: float, gamma_max: int = GAMMA_MAX) -> dict:
+    """Every number above for one (α, γ, c): what the CLI prints and the page's section 8 shows."""
+    best, best_s = best_gamma(alpha, c, gamma_max)
+    return {
+        "alpha": alpha, "gamma": gamma, "c": c,
+        "expected_tokens": expected_tokens(alpha, gamma),
+        "speedup": speedup(alpha, gamma, c),
+        "best_gamma": best, "best_speedup": best_s,
+        "break_even_alpha": break_even_alpha(gamma, c),
+        "extra_arithmetic": extra_arithmetic(alpha, gamma),
+    }
+
+
 def speedup_curve(alpha: float, c: float, gamma_max: int = GAMMA_MAX) -> list[dict]:
     return [{"gamma": g, "expected_tokens": expected_tokens(alpha, g), "speedup": speedup(alpha, g, c)}
             for g in range(1, gamma_max + 1)]

@@ -113,14 +113,8 @@ def tubes_json(lang, draft, rule, rounds, trials, seed, context=""):
 
 def theory_json(alpha, gamma, c):
     from sim import theory
-    best_g, best_s = theory.best_gamma(alpha, c, gamma_max=max(GAMMA_CURVE))
     return {
-        "alpha": alpha, "gamma": gamma, "c": c,
-        "expected_tokens": theory.expected_tokens(alpha, gamma),
-        "speedup": theory.speedup(alpha, gamma, c),
-        "best_gamma": best_g, "best_speedup": best_s,
-        "break_even_alpha": theory.break_even_alpha(gamma, c),
-        "extra_arithmetic": theory.extra_arithmetic(alpha, gamma),
+        **theory.summary(alpha, gamma, c, gamma_max=max(GAMMA_CURVE)),
         # One cycle in units of one target run: γ draft runs of c each, one verification.
         "cycle": {"draft": gamma * c, "verify": 1.0, "total": gamma * c + 1.0},
         "curve": {"gamma": list(GAMMA_CURVE),
