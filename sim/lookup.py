@@ -22,7 +22,7 @@ from typing import Sequence
 import numpy as np
 
 from .ngram import NGramModel
-from .speculative import CONTEXT_KEPT, Run, Step, Proposal, check_args, overlap, residual, sample
+from .speculative import CONTEXT_KEPT, Run, Step, check_args, overlap, verify
 
 MAX_NGRAM = 3   # the longest n-gram looked up (Saxena's default is 3 as well)
 # The lookup reads at most this many tokens back; bounds the work per pass (a numpy scan).
@@ -66,28 +66,9 @@ def lookup_step(target: NGramModel, history: Sequence[int], gamma: int, rng: np.
     check_args(gamma, rule)
     guesses = propose(history, gamma)
     ctx = list(history[-CONTEXT_KEPT:])
-    step = Step(tuple(ctx), len(guesses), greedy, rule, [], target, guesses)
-    for i, x in enumerate(guesses):
-        p = step.p_at(i)
-        q = point_mass(target.V, x)
-        if greedy:
-            r, accepted = None, x == int(np.argmax(p))
-        else:
-            r = float(rng.random())
-            accepted = rule == "keep-draft" or r < p[x]   # p(x) / q(x) with q(x) = 1
-        step.proposals.append(Proposal(x, 1.0, float(p[x]), r, bool(accepted), q, p))
-        if not accepted:
-            if greedy:
-                step.replacement = int(np.argmax(p))
-            elif rule == "exact":
-                step.residual = residual(p, q)   # p without x, renormalised
-                step.replacement = sample(step.residual, rng)
-            else:
-                step.replacement = sample(p, rng)
-            return step
-    n = len(guesses)
-    step.bonus = int(np.argmax(step.p_at(n))) if greedy else target.sample(ctx + guesses, rng)
-    return step
+    # q is a point mass on each guess: kept with probability p(x), refusals drawn from p without x.
+    q_dists = [point_mass(target.V, x) for x in guesses]
+    return verify(Step(tuple(ctx), len(guesses), greedy, rule, [], target, guesses, q_dists), rng)
 
 
 def generate_lookup(target: NGramModel, history: Sequence[int], n_tokens: int, gamma: int,

@@ -161,27 +161,35 @@ def speculative_step(target: NGramModel, draft: NGramModel, context: Sequence[in
         q = draft.dist(ctx + guesses)
         guesses.append(int(np.argmax(q)) if greedy else draft.sample(ctx + guesses, rng))
         q_dists.append(q)
+    return verify(Step(tuple(ctx), gamma, greedy, rule, [], target, guesses, q_dists), rng)
 
-    # One target pass over the γ+1 positions; each position is looked up when the check reaches it.
-    step = Step(tuple(ctx), gamma, greedy, rule, [], target, guesses, q_dists)
-    for i, (x, q) in enumerate(zip(guesses, q_dists)):
+
+def verify(step: Step, rng: np.random.Generator) -> Step:
+    """The target's one pass over ``step.guesses``: keep each with probability min(1, p/q) (greedy:
+    iff it is p's arg-max), stop at the first refusal and put in a token, or add the bonus.
+
+    Any draft fits, as long as ``step.q_dists`` holds the distribution each guess was drawn from.
+    Each position of the pass is looked up when the check reaches it."""
+    for i, (x, q) in enumerate(zip(step.guesses, step.q_dists)):
         p = step.p_at(i)
-        if greedy:
+        if step.greedy:
             r, accepted = None, x == int(np.argmax(p))
         else:
             r = float(rng.random())
-            accepted = rule == "keep-draft" or bool(r < p[x] / q[x])
+            accepted = step.rule == "keep-draft" or bool(r < p[x] / q[x])
         step.proposals.append(Proposal(x, float(q[x]), float(p[x]), r, accepted, q, p))
         if not accepted:
-            if greedy:
+            if step.greedy:
                 step.replacement = int(np.argmax(p))
-            elif rule == "exact":
+            elif step.rule == "exact":
                 step.residual = residual(p, q)
                 step.replacement = sample(step.residual, rng)
             else:  # resample-target: the tempting mistake
                 step.replacement = sample(p, rng)
             return step
-    step.bonus = int(np.argmax(step.p_at(gamma))) if greedy else target.sample(ctx + guesses, rng)
+    n = len(step.guesses)
+    step.bonus = (int(np.argmax(step.p_at(n))) if step.greedy
+                  else step.target.sample(list(step.context) + step.guesses, rng))
     return step
 
 
