@@ -10,7 +10,7 @@ import re
 import pytest
 
 from app import create_app
-from views.caching import LRUBytes
+from views import caching
 
 BROWSER_AE = "gzip, deflate, br, zstd"  # what Chromium sends
 
@@ -171,17 +171,116 @@ def test_static_urls_are_versioned_and_immutable(client):
         assert client.get(u, headers={"If-None-Match": r.headers["ETag"]}).status_code == 304
 
 
-def test_lru_is_bounded_by_entries_and_bytes():
-    lru = LRUBytes(max_entries=3, max_bytes=100)
-    for i in range(5):
-        lru.set(i, b"x" * 10)
-    assert len(lru) == 3 and lru.get(0) is None and lru.get(4) == b"x" * 10
-    lru.get(2)  # 2 is now the most recent; 3 is the oldest
-    lru.set("big", (b"y" * 80, "etag"))
-    # 10 + 10 + 80 > 100: the oldest entries go until the bytes fit.
-    assert lru.nbytes <= 100 and lru.get(3) is None and lru.get("big") is not None
-    lru.set("huge", b"z" * 101)  # larger than the whole cache: never stored
-    assert lru.get("huge") is None and lru.nbytes <= 100
+def _count_calls(monkeypatch, module, name) -> list:
+    calls = []
+    real = getattr(module, name)
+    monkeypatch.setattr(module, name, lambda *a, **k: calls.append(a) or real(*a, **k))
+    return calls
+
+
+def test_a_cached_answer_is_served_without_calling_sim(cached_app, monkeypatch):
+    import sim.speculative
+    calls = _count_calls(monkeypatch, sim.speculative, "generate")
+    c = cached_app.test_client()
+    url = "/api/run?tokens=5&seed=90210"
+    first = c.get(url)
+    again = c.get(url)
+    head = c.head(url)
+    assert first.status_code == again.status_code == head.status_code == 200
+    assert first.data == again.data and len(calls) == 1
+    c.get(url + "&gamma=3")  # another URL runs the loop again
+    assert len(calls) == 2
+
+
+def _held(app, cache, urls, prefix="") -> list[str]:
+    """The URLs whose answers `cache` holds now (asked through Flask-Caching's `has`)."""
+    out = []
+    for u in urls:
+        with app.test_request_context(u):
+            if cache.has(prefix + caching.cache_key()):
+                out.append(u)
+    return out
+
+
+def test_render_cache_is_bounded_and_drops_the_oldest(monkeypatch):
+    import sim.speculative
+    n = 5
+    app = create_app({"TESTING": True, "RENDER_CACHE": True, "RENDER_CACHE_ENTRIES": n})
+    c = app.test_client()
+    calls = _count_calls(monkeypatch, sim.speculative, "generate")
+    urls = [f"/api/run?tokens=1&seed={i}" for i in range(3 * n)]
+    for u in urls:
+        assert c.get(u).status_code == 200
+    assert len(calls) == len(urls)
+    held = _held(app, app.extensions["render_cache"], urls)
+    # cachelib prunes before it inserts, so it may hold one entry over the threshold; and a
+    # full cache loses its oldest entries, not all of them.
+    assert n <= len(held) <= n + 1, held
+    assert urls[-1] in held and urls[0] not in held
+    c.get(urls[-1])  # held: answered without running the loop
+    assert len(calls) == len(urls)
+    c.get(urls[0])   # dropped: made again
+    assert len(calls) == len(urls) + 1
+
+
+def test_an_answer_in_use_outlives_newer_unused_ones(monkeypatch):
+    import sim.theory
+    n = 4
+    app = create_app({"TESTING": True, "RENDER_CACHE": True, "RENDER_CACHE_ENTRIES": n})
+    c = app.test_client()
+    calls = _count_calls(monkeypatch, sim.theory, "summary")
+    hot = "/api/theory?alpha=0.5"
+    others = [f"/api/theory?alpha=0.{i:02d}" for i in range(1, 10 * n)]
+    c.get(hot)
+    for i, u in enumerate(others):
+        c.get(u)
+        if i % 3 == 2:
+            # Read after every third new entry: with room for n (+1), never the least recently
+            # used, though older than entries stored after its first store.
+            c.get(hot)
+    assert sum(1 for a in calls if a[0] == 0.5) == 1  # computed once, then always a hit
+    assert len(calls) == 1 + len(others)
+    assert others[0] not in _held(app, app.extensions["render_cache"], others)
+
+
+def test_compressed_cache_is_bounded_and_compresses_once(monkeypatch):
+    import flask_compress.flask_compress as fc
+    n = 2
+    app = create_app({"TESTING": True, "RENDER_CACHE": True, "RENDER_CACHE_ENTRIES": n})
+    c = app.test_client()
+    calls = _count_calls(monkeypatch, fc, "_compress_data")
+    gz = {"Accept-Encoding": "gzip"}
+    urls = [f"/api/run?tokens=3&seed={i}" for i in range(6 * n)]
+    for u in urls:
+        assert c.get(u, headers=gz).headers["Content-Encoding"] == "gzip"
+    assert len(calls) == len(urls)
+    limit = caching.COMPRESSED_PER_ENTRY * n
+    held = _held(app, app.extensions["compress_cache"], urls, prefix="gzip;")
+    assert limit <= len(held) <= limit + 1 and urls[-1] in held and urls[0] not in held
+    c.get(urls[-1], headers=gz)
+    assert len(calls) == len(urls)
+    # A file is kept once per path and encoding, whatever query string a client adds.
+    for q in ("", "?a=1", "?b=2"):
+        r = c.get("/static/js/main.js" + q, headers=gz)
+        assert r.status_code == 200 and r.headers["Content-Encoding"] == "gzip"
+    assert len(calls) == len(urls) + 1
+
+
+def test_posted_answers_are_never_served_from_the_compressed_cache():
+    # The key is the URL; a POST's answer depends on its body, so it must never be reused.
+    import gzip
+    import json
+    # The lab's answer is ~150 bytes: compress everything, so the cache is asked about it.
+    app = create_app({"TESTING": True, "RENDER_CACHE": True, "COMPRESS_MIN_SIZE": 0})
+    c = app.test_client()
+    words = "the quick brown fox jumps over a lazy dog while the cat sleeps in the sun"
+    hashes = set()
+    for extra in ("", " and then it rains"):
+        text = ((words + extra + " . ") * 20).encode()
+        r = c.post("/api/lab/text?lang=en", data=text, headers={"Accept-Encoding": "gzip"})
+        assert r.status_code == 200 and r.headers["Content-Encoding"] == "gzip"
+        hashes.add(json.loads(gzip.decompress(r.data))["text"])
+    assert len(hashes) == 2
 
 
 def test_render_cache_is_keyed_by_host(cclient):

@@ -7,26 +7,26 @@ the same URL. Nothing about a reader is kept: no sessions, no cookies, no per-us
 worker process holds its own bounded cache, so the app scales out by running more processes.
 
 Three layers, all opt-out:
-- `RenderCache` (in-process, bounded LRU): the rendered body and its ETag per URL, so the
-  templates and `sim` run once per URL per worker rather than once per request.
-- flask-compress (zstd, br, gzip) with the same kind of bounded cache of compressed bodies,
-  so the compression also runs once per URL and encoding.
+- The render cache (Flask-Caching `SimpleCache`, bounded by entry count): the rendered body
+  and its ETag per URL, so the templates and `sim` run once per URL per worker rather than
+  once per request.
+- flask-compress (zstd, br, gzip) handed a second Flask-Caching `SimpleCache` for the
+  compressed bodies, so the compression also runs once per URL and encoding.
 - Browser and proxy caching: strong ETags (304 on revalidation) and `Cache-Control`; static
   URLs built with `url_for('static', ...)` carry `?v=<content hash>` and are immutable for a
   year; unversioned static URLs (ES-module imports) get a short max-age and revalidate by ETag.
 
 Config (all optional): `RENDER_CACHE` (bool; default on, off under `debug` and `TESTING` so
-edited templates and monkeypatched tests are never served stale), `RENDER_CACHE_ENTRIES`,
-`RENDER_CACHE_BYTES`, `PAGE_MAX_AGE_S`, `STATIC_MAX_AGE_S`.
+edited templates and monkeypatched tests are never served stale), `RENDER_CACHE_ENTRIES`
+(at least 1), `PAGE_MAX_AGE_S`, `STATIC_MAX_AGE_S`.
 """
 from __future__ import annotations
 
 import hashlib
 import os
-import threading
-from collections import OrderedDict
 
 from flask import Flask, Response, current_app, request
+from flask_caching import Cache
 from flask_compress import Compress
 
 # Pages and API answers change only when the app is deployed again; five minutes bounds how
@@ -36,63 +36,38 @@ PAGE_MAX_AGE_S = 300
 STATIC_MAX_AGE_S = 300
 # Versioned static URLs (?v=<hash of the content>) never change meaning: a year, immutable.
 IMMUTABLE_MAX_AGE_S = 365 * 24 * 3600
-# Per worker. The largest answer (/api/run at its caps) is about 0.3 MB, a page about 0.2 MB;
-# 32 MiB holds a hundred or more of them and bounds memory whatever URLs a crowd sends.
-DEFAULT_ENTRIES = 512
-DEFAULT_BYTES = 32 * 1024 * 1024
+# Per worker, counted in entries (SimpleCache's `threshold`; it prunes before inserting, so it
+# holds at most one more). The largest answer (/api/run, 200 tokens at γ 8) is 0.29 MB and a
+# full page 0.23 MB, so 100 entries stay under ~30 MB whatever URLs a crowd sends. A class uses
+# a few dozen URLs (30 pages and embeds, the widgets' default requests); anything else is made
+# again in at most ~0.3 s.
+DEFAULT_ENTRIES = 100
+# Compressed bodies are 4-6x smaller than the raw ones (measured: a page 233 -> 41-48 kB, the
+# largest run 294 -> 53-56 kB), so four entries per render entry cost about the same memory
+# (at most ~23 MB) and cover every URL in up to four encodings. Files are keyed by path alone
+# (see _compress_key), so they add a fixed amount: plotly.js is ~1.45 MB per encoding.
+COMPRESSED_PER_ENTRY = 4
+# Answers never go stale within a deploy; the timeout only orders eviction. cachelib's
+# SimpleCache drops expired entries first, then the soonest to expire (ties: the oldest stored),
+# and it counts a timeout of 0 ("never") as already expired when pruning, which would empty the
+# whole cache each time it fills. So: an hour (a lesson), and an entry is stored again when it
+# is used, which makes the least recently used go first.
+CACHE_TIMEOUT_S = 3600
 
 # Endpoints whose 200 answers depend only on the URL and the resolved language.
 CACHEABLE_PREFIXES = ("plate.", "api.")
-# Files: their compressed bytes are kept too (per URL; files change only with a new deploy).
+# Files: their compressed bytes are kept too (per path; files change only with a new deploy).
 FILE_ENDPOINTS = ("static", "plotly_js")
 
 
-class LRUBytes:
-    """A thread-safe LRU map bounded by entry count and by total bytes of the values."""
-
-    def __init__(self, max_entries: int = DEFAULT_ENTRIES, max_bytes: int = DEFAULT_BYTES):
-        self.max_entries = max_entries
-        self.max_bytes = max_bytes
-        self._d: OrderedDict = OrderedDict()
-        self._bytes = 0
-        self._lock = threading.Lock()
-
-    @staticmethod
-    def _size(value) -> int:
-        return len(value[0]) if isinstance(value, tuple) else len(value)
-
-    def get(self, key):
-        with self._lock:
-            v = self._d.get(key)
-            if v is not None:
-                self._d.move_to_end(key)
-            return v
-
-    def set(self, key, value) -> None:
-        size = self._size(value)
-        if size > self.max_bytes:
-            return
-        with self._lock:
-            old = self._d.pop(key, None)
-            if old is not None:
-                self._bytes -= self._size(old)
-            self._d[key] = value
-            self._bytes += size
-            while self._d and (len(self._d) > self.max_entries or self._bytes > self.max_bytes):
-                _k, dropped = self._d.popitem(last=False)
-                self._bytes -= self._size(dropped)
-
-    def __len__(self) -> int:
-        return len(self._d)
-
-    @property
-    def nbytes(self) -> int:
-        return self._bytes
-
-    def clear(self) -> None:
-        with self._lock:
-            self._d.clear()
-            self._bytes = 0
+def _simple_cache(app: Flask, threshold: int) -> Cache:
+    # Our own config dict, so CACHE_* keys meant for anything else never change these two; no
+    # Jinja `{% cache %}` tag either (pages are cached whole, after rendering).
+    return Cache(app, with_jinja2_ext=False, config={
+        "CACHE_TYPE": "SimpleCache",
+        "CACHE_THRESHOLD": threshold,
+        "CACHE_DEFAULT_TIMEOUT": CACHE_TIMEOUT_S,
+    })
 
 
 def _cacheable_request() -> bool:
@@ -100,7 +75,8 @@ def _cacheable_request() -> bool:
     return request.method in ("GET", "HEAD") and ep.startswith(CACHEABLE_PREFIXES)
 
 
-def _key() -> str:
+def cache_key() -> str:
+    """The render cache's key for the current request: language, host and path with query."""
     from flask_babel import get_locale
     # The host is part of the key: pages print their own address (the citation), so an answer
     # made for one Host header must never be served for another (no cache poisoning).
@@ -111,18 +87,33 @@ def _compress_cacheable() -> bool:
     return _cacheable_request() or request.endpoint in FILE_ENDPOINTS
 
 
-class _CompressCache:
-    """flask-compress cache backend that only keeps answers of cacheable endpoints and files."""
+def _compress_key(req) -> str:
+    # A file's bytes depend on its path only; dropping the query (?v=, or junk a client adds)
+    # keeps the count of file entries fixed, so a few MB of plotly.js cannot be stored once per
+    # made-up query string.
+    if req.endpoint in FILE_ENDPOINTS:
+        return f"file|{req.path}"
+    return cache_key()
 
-    def __init__(self, lru: LRUBytes):
-        self.lru = lru
+
+class _CompressCache:
+    """flask-compress cache backend: a Flask-Caching cache that only sees cacheable answers.
+
+    flask-compress asks its backend about every compressed 2xx, POSTs included, with a key made
+    from the URL alone; a POST's answer depends on its body, so it must never be stored.
+    """
+
+    def __init__(self, cache: Cache):
+        self.cache = cache
 
     def get(self, key):
-        return self.lru.get(key) if _compress_cacheable() else None
+        return self.cache.get(key) if _compress_cacheable() else None
 
     def set(self, key, value) -> None:
+        # flask-compress stores again after every hit, renewing the expiry: entries in use
+        # outlast the rest (to the second, which is cachelib's resolution).
         if _compress_cacheable():
-            self.lru.set(key, value)
+            self.cache.set(key, value)
 
 
 # ---- static files: content-hashed URLs -----------------------------------------------------------
@@ -151,12 +142,12 @@ def init_app(app: Flask) -> None:
     enabled = cfg.get("RENDER_CACHE")
     if enabled is None:
         enabled = not (app.debug or cfg.get("TESTING"))
-    entries = int(cfg.get("RENDER_CACHE_ENTRIES", DEFAULT_ENTRIES))
-    nbytes = int(cfg.get("RENDER_CACHE_BYTES", DEFAULT_BYTES))
+    # cachelib reads a threshold of 0 as its default (500), so the floor is one entry.
+    entries = max(1, int(cfg.get("RENDER_CACHE_ENTRIES", DEFAULT_ENTRIES)))
     page_max_age = int(cfg.get("PAGE_MAX_AGE_S", PAGE_MAX_AGE_S))
     static_max_age = int(cfg.get("STATIC_MAX_AGE_S", STATIC_MAX_AGE_S))
 
-    render_cache = LRUBytes(entries, nbytes) if enabled else None
+    render_cache = _simple_cache(app, entries) if enabled else None
     app.extensions["render_cache"] = render_cache
 
     # Compression first: Flask runs after_request hooks in reverse order of registration, so
@@ -166,19 +157,24 @@ def init_app(app: Flask) -> None:
     # Streamed files (static, plotly.js) are compressed on the fly; let both answer 304s.
     cfg.setdefault("COMPRESS_STREAMING_ENDPOINT_CONDITIONAL", ["static", "plotly_js"])
     if enabled:
-        compressed_lru = LRUBytes(entries, nbytes)
-        app.extensions["compress_cache"] = compressed_lru
-        cfg.setdefault("COMPRESS_CACHE_BACKEND", lambda: _CompressCache(compressed_lru))
-        cfg.setdefault("COMPRESS_CACHE_KEY", lambda req: _key())
+        compressed = _simple_cache(app, COMPRESSED_PER_ENTRY * entries)
+        app.extensions["compress_cache"] = compressed
+        cfg.setdefault("COMPRESS_CACHE_BACKEND", lambda: _CompressCache(compressed))
+        cfg.setdefault("COMPRESS_CACHE_KEY", _compress_key)
     Compress(app)
 
     @app.before_request
     def _serve_cached():
         if render_cache is None or not _cacheable_request():
             return None
-        hit = render_cache.get(_key())
+        key = cache_key()
+        hit = render_cache.get(key)
         if hit is None:
             return None
+        # Stored again (deleted first, so it moves to the back of the line): entries in use are
+        # evicted last, and the entry pages warmed in the gunicorn master stay.
+        render_cache.delete(key)
+        render_cache.set(key, hit)
         body, etag, mimetype, cache_control = hit
         resp = Response(body, status=200, mimetype=mimetype)
         resp.set_etag(etag)
@@ -213,8 +209,8 @@ def init_app(app: Flask) -> None:
             resp.add_etag()
             if render_cache is not None and request.method == "GET":
                 etag, _weak = resp.get_etag()
-                render_cache.set(_key(), (resp.get_data(), etag, resp.mimetype,
-                                          resp.headers.get("Cache-Control", "")))
+                render_cache.set(cache_key(), (resp.get_data(), etag, resp.mimetype,
+                                               resp.headers.get("Cache-Control", "")))
         if ep.startswith("api."):
             # The cache key holds the resolved language; shared caches must key on it too.
             resp.vary.add("Accept-Language")
