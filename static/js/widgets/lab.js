@@ -2,7 +2,7 @@
 // and the break-even map. The text stays in this browser (memory and sessionStorage); the server
 // keeps only its models under the text's sha256, and answers 404 naming "text" when it has
 // forgotten them (another worker, a restart): then the text is sent again and the call retried.
-import { bindControls, fmt, h, onState, showError } from "./spec-shared.js";
+import { bindControls, fmt, h, onState, setMathText, showError } from "./spec-shared.js";
 import { tapeCell } from "./tape.js";
 
 const STORE = "specdec-lab-text:";   // sessionStorage key prefix, + sha256
@@ -169,7 +169,7 @@ export function mount(el, ctx) {
     const note = out("map-note");
     if (note) {
       const vars = { g: m.gamma, c: fmt(m.c, 2), a: fmt(m.break_even_alpha, 2) };
-      note.textContent = m.break_even_alpha === null ? t("map_never", vars) : t("map_note", vars);
+      setMathText(note, m.break_even_alpha === null ? t("map_never", vars) : t("map_note", vars));
     }
   }
 

@@ -46,6 +46,19 @@ export function numberFormat(digits) {
 }
 export const fmt = (x, digits = 2) => (x === null || x === undefined ? "—" : numberFormat(digits).format(x));
 
+// Write a sentence whose "γ = 4"-style formulas must not break across lines: each becomes a
+// span.math (white-space: nowrap), as the server's templates mark them.
+const FORMULA = /[αγcpq] = [\d.,]*\d/g;
+export function setMathText(node, text) {
+  node.textContent = "";
+  let at = 0;
+  for (const m of text.matchAll(FORMULA)) {
+    node.append(text.slice(at, m.index), h("span", { class: "math", text: m[0] }));
+    at = m.index + m[0].length;
+  }
+  node.append(text.slice(at));
+}
+
 // Small DOM builder: h("span", {class: "x", text: "y"}, child, ...).
 export function h(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
