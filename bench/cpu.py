@@ -36,8 +36,7 @@ REQUESTS = [
 def clear_model_caches() -> None:
     for lang in ("en", "zh"):
         for m in load_models(lang).values():
-            m._dist_cached.cache_clear()
-            m._cdf_cached.cache_clear()
+            m.clear_caches()
 
 
 def measure(client, url: str, n: int, cold: bool) -> list[float]:

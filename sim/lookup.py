@@ -21,8 +21,9 @@ from typing import Sequence
 
 import numpy as np
 
+from .dist import Dist
 from .ngram import NGramModel
-from .speculative import CONTEXT_KEPT, Run, Step, check_args, overlap, verify
+from .speculative import CONTEXT_KEPT, Run, Step, check_args, verify
 
 MAX_NGRAM = 3   # the longest n-gram looked up (Saxena's default is 3 as well)
 # The lookup reads at most this many tokens back; bounds the work per pass (a numpy scan).
@@ -51,12 +52,6 @@ def propose(history: Sequence[int], gamma: int, max_ngram: int = MAX_NGRAM) -> l
     return []
 
 
-def point_mass(V: int, x: int) -> np.ndarray:
-    q = np.zeros(V)
-    q[x] = 1.0
-    return q
-
-
 def lookup_step(target: NGramModel, history: Sequence[int], gamma: int, rng: np.random.Generator, *,
                 greedy: bool = False, rule: str = "exact") -> Step:
     """One pass with the lookup draft from the full text so far (``history``, token ids).
@@ -67,7 +62,7 @@ def lookup_step(target: NGramModel, history: Sequence[int], gamma: int, rng: np.
     guesses = propose(history, gamma)
     ctx = list(history[-CONTEXT_KEPT:])
     # q is a point mass on each guess: kept with probability p(x), refusals drawn from p without x.
-    q_dists = [point_mass(target.V, x) for x in guesses]
+    q_dists = [Dist.point(target.base, x) for x in guesses]
     return verify(Step(tuple(ctx), len(guesses), greedy, rule, [], target, guesses, q_dists), rng)
 
 
@@ -89,8 +84,7 @@ def generate_lookup(target: NGramModel, history: Sequence[int], n_tokens: int, g
         step = lookup_step(target, text, gamma, rng, greedy=greedy, rule=rule)
         for i, (tok, _) in enumerate(step.written):
             if i < len(step.proposals):
-                pr = step.proposals[i]
-                overlaps.append(overlap(pr.p_dist, pr.q_dist))
+                overlaps.append(step.proposals[i].overlap)
             else:
                 overlaps.append(0.0)
             text.append(tok)

@@ -25,6 +25,8 @@ import numpy as np
 
 import corpus
 
+from .dist import Base, Dist
+
 MODEL_ORDERS = {"unigram": 1, "bigram": 2, "trigram": 3}
 UNK = -1  # id of a context token outside the vocabulary: the model backs off past it
 
@@ -34,10 +36,14 @@ class _Rows:
     context k and how often. ``gamma`` and ``1 / total`` are precomputed per row."""
 
     def __init__(self, keys: np.ndarray, nxt: np.ndarray, cnt: np.ndarray, n_rows: int):
-        # keys are row numbers, already sorted.
+        # Sorted by row, then by next token: a row's tokens are then a sorted index (sim.dist).
+        order = np.lexsort((nxt, keys))
+        keys, nxt, cnt = keys[order], nxt[order], cnt[order]
         self.start = np.searchsorted(keys, np.arange(n_rows + 1))
         self.nxt = nxt.astype(np.int64)
         self.cnt = cnt.astype(np.float64)
+        for a in (self.nxt, self.cnt):
+            a.setflags(write=False)
         # reduceat wants every start < len; empty rows at the end (a token seen only as the text's
         # last) would point past it, so clip them (their total is zeroed just below).
         starts = np.minimum(self.start[:-1], max(len(self.cnt) - 1, 0))
@@ -53,35 +59,66 @@ class _Rows:
         return self.nxt[lo:hi], self.cnt[lo:hi], self.total[k], self.gamma[k]
 
 
+class Counts:
+    """Everything the models of one text read, built once and shared by its three models (so that
+    the draft's and the target's distributions at one context share their list of tokens: see
+    ``Dist.tag``)."""
+
+    def __init__(self, vocab: Sequence[str], unigrams, bigrams, trigrams):
+        self.vocab = list(vocab)
+        self.index = {tok: i for i, tok in enumerate(self.vocab)}
+        self.V = V = len(self.vocab)
+        c1 = np.asarray(unigrams, dtype=np.float64)
+        self.n_tokens = int(c1.sum())
+        self.p1 = c1 / c1.sum()
+        self.p1.setflags(write=False)
+        self.base = Base(self.p1)
+
+        b = np.asarray(bigrams, dtype=np.int64).reshape(-1, 3)
+        bi = self.bi = _Rows(b[:, 0], b[:, 1], b[:, 2], V)
+        # Per entry of row b: P_2(w | b) itself; per row: the unigram mass of its tokens. A bigram
+        # distribution is then a slice of precomputed numbers (sim.dist).
+        row = np.repeat(np.arange(V), np.diff(bi.start))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            self.p2 = bi.gamma[row] * self.p1[bi.nxt] + (1.0 - bi.gamma[row]) / bi.total[row] * bi.cnt
+        self.p1_of_row = np.zeros(V)
+        np.add.at(self.p1_of_row, row, self.p1[bi.nxt])
+
+        t = np.asarray(trigrams, dtype=np.int64).reshape(-1, 4)
+        pair = t[:, 0] * V + t[:, 1]
+        keys, row_of = np.unique(pair, return_inverse=True)
+        self.pair_row = {int(k): i for i, k in enumerate(keys)}
+        tri = self.tri = _Rows(row_of.reshape(-1), t[:, 2], t[:, 3], len(keys))
+        # Trigram entry (a, b, w): its weight (1 − γ_ab) c(a, b, w) / c(a, b, ·), and where w sits
+        # in the row of b. A row whose token is missing from b's row (possible for counts cut at
+        # other places than ours) takes the slower general path.
+        trow = np.repeat(np.arange(len(keys)), np.diff(tri.start))
+        self.tri_add = (1.0 - tri.gamma[trow]) / tri.total[trow] * tri.cnt
+        b_of = (keys % V)[trow]
+        bi_key = row * V + bi.nxt
+        g = bi_key.searchsorted(b_of * V + tri.nxt).clip(max=max(len(bi_key) - 1, 0))
+        found = bi_key[g] == b_of * V + tri.nxt if len(bi_key) else np.zeros(len(trow), dtype=bool)
+        self.tri_pos = np.where(found, g - bi.start[b_of], -1)
+        self.tri_general = set(np.unique(trow[~found]).tolist())
+
+
 class NGramModel:
     """Witten–Bell interpolated model of one order over a fixed vocabulary."""
 
-    def __init__(self, vocab: Sequence[str], unigrams, bigrams, trigrams, order: int, name: str = ""):
+    def __init__(self, vocab: Sequence[str], unigrams, bigrams, trigrams, order: int, name: str = "",
+                 counts: Counts | None = None):
         if order not in (1, 2, 3):
             raise ValueError("order must be 1, 2 or 3")
         self.order = order
         self.name = name or {v: k for k, v in MODEL_ORDERS.items()}[order]
-        self.vocab = list(vocab)
-        self.index = {tok: i for i, tok in enumerate(self.vocab)}
-        self.V = len(self.vocab)
-        c1 = np.asarray(unigrams, dtype=np.float64)
-        self.n_tokens = int(c1.sum())
-        self._p1 = c1 / c1.sum()
-        self._p1.setflags(write=False)
-        if order >= 2:
-            b = np.asarray(bigrams, dtype=np.int64).reshape(-1, 3)
-            self._bi = _Rows(b[:, 0], b[:, 1], b[:, 2], self.V)
-        if order >= 3:
-            t = np.asarray(trigrams, dtype=np.int64).reshape(-1, 4)
-            pair = t[:, 0] * self.V + t[:, 1]
-            keys, row_of = np.unique(pair, return_inverse=True)
-            self._pair_row = {int(k): i for i, k in enumerate(keys)}
-            self._tri = _Rows(row_of, t[:, 2], t[:, 3], len(keys))
-        # Contexts repeat a lot in running text: keep recent distributions and their cumulative sums.
-        # 1024 vectors of V floats is about 24 MB per table for English; a larger cache bought
-        # only 4 % on the 10,000-token benchmark and multiplied a server worker's memory.
-        self._dist_cached = lru_cache(maxsize=1024)(self._dist)
-        self._cdf_cached = lru_cache(maxsize=1024)(self._cdf)
+        c = self.counts = counts or Counts(vocab, unigrams, bigrams, trigrams)
+        self.vocab, self.index, self.V, self.n_tokens = c.vocab, c.index, c.V, c.n_tokens
+        self.base, self._p1, self._bi, self._tri, self._pair_row = c.base, c.p1, c.bi, c.tri, c.pair_row
+        # Contexts repeat a lot in running text: keep recent distributions. A sparse one is a few
+        # hundred numbers at most, so many fit; the dense vectors (V floats each, 24 kB for
+        # English) are only built for callers that want a whole vector, and fewer are kept.
+        self._sparse_cached = lru_cache(maxsize=4096)(self._sparse)
+        self._dist_cached = lru_cache(maxsize=256)(self._dist)
 
     @classmethod
     def from_snapshot(cls, snap: corpus.Snapshot, order: int) -> "NGramModel":
@@ -97,49 +134,66 @@ class NGramModel:
         k = self.order - 1
         return tuple(context[-k:]) if k else ()
 
-    def dist(self, context: Sequence[int] = ()) -> np.ndarray:
-        """P(· | context) over the whole vocabulary (read-only array that sums to 1).
+    def sparse(self, context: Sequence[int] = ()) -> Dist:
+        """P(· | context) as a scaled unigram plus its seen continuations (``sim.dist.Dist``):
+        what the speculative loop works with. Only the last ``order − 1`` ids are read."""
+        return self._sparse_cached(self._key(context))
 
-        Only the last ``order − 1`` ids of the context are read."""
+    def dist(self, context: Sequence[int] = ()) -> np.ndarray:
+        """P(· | context) over the whole vocabulary (read-only array that sums to 1)."""
         return self._dist_cached(self._key(context))
 
-    def sample(self, context: Sequence[int], rng: np.random.Generator) -> int:
-        """One token drawn from P(· | context), by inverting the cached cumulative sum."""
-        cdf = self._cdf_cached(self._key(context))
-        return min(int(cdf.searchsorted(rng.random() * cdf[-1], side="right")), self.V - 1)
+    def prob(self, context: Sequence[int], x: int) -> float:
+        """P(x | context)."""
+        return self.sparse(context)[x]
 
-    def _cdf(self, h: tuple[int, ...]) -> np.ndarray:
-        cdf = np.cumsum(self._dist_cached(h))
-        cdf.setflags(write=False)
-        return cdf
+    def sample(self, context: Sequence[int], rng: np.random.Generator) -> int:
+        """One token drawn from P(· | context) (one uniform, inverted through the distribution)."""
+        return self.sparse(context).sample(rng.random())
+
+    def clear_caches(self) -> None:
+        """Forget every kept distribution (benchmarks time the computation, not the cache)."""
+        self._sparse_cached.cache_clear()
+        self._dist_cached.cache_clear()
 
     def _dist(self, h: tuple[int, ...]) -> np.ndarray:
-        if not h:
-            return self._p1
-        if len(h) == 1:
-            p = self._bigram(h[0])
-        else:
-            p = self._trigram(h[0], h[1])
+        p = self._sparse_cached(h).dense()
         p.setflags(write=False)
         return p
 
-    def _bigram(self, b: int, scale: float = 1.0) -> np.ndarray:
-        """scale · P_2(· | b), built in one pass over the vocabulary (the trigram asks for γ_h · P_2)."""
-        if b == UNK or self._bi.total[b] == 0:
-            return scale * self._p1
-        nxt, cnt, total, g = self._bi.row(b)
-        p = (scale * g) * self._p1
-        p[nxt] += (scale * (1.0 - g) / total) * cnt
-        return p
+    def _sparse(self, h: tuple[int, ...]) -> Dist:
+        if not h:
+            return Dist(self.base, 1.0)
+        if len(h) == 1:
+            return self._bigram(h[0])
+        return self._trigram(h[0], h[1])
 
-    def _trigram(self, a: int, b: int) -> np.ndarray:
-        k = self._pair_row.get(a * self.V + b) if a != UNK and b != UNK else None
+    def _bigram(self, b: int) -> Dist:
+        c = self.counts
+        if b == UNK or c.bi.total[b] == 0:
+            return Dist(self.base, 1.0)
+        lo, hi = c.bi.start[b], c.bi.start[b + 1]
+        return Dist(self.base, c.bi.gamma[b], c.bi.nxt[lo:hi], c.p2[lo:hi],
+                    p1_of_idx=c.p1_of_row[b], tag=b)
+
+    def _trigram(self, a: int, b: int) -> Dist:
+        c = self.counts
+        k = c.pair_row.get(a * self.V + b) if a != UNK and b != UNK else None
         if k is None:
             return self._bigram(b)
-        nxt, cnt, total, g = self._tri.row(k)
-        p = self._bigram(b, scale=g)
-        p[nxt] += (1.0 - g) * cnt / total
-        return p
+        low, g = self._bigram(b), c.tri.gamma[k]
+        lo, hi = c.tri.start[k], c.tri.start[k + 1]
+        add = c.tri_add[lo:hi]
+        if k not in c.tri_general:  # the usual case: whatever follows (a, b) also follows b
+            val = g * low.val
+            val[c.tri_pos[lo:hi]] += add
+            return Dist(self.base, g * low.s, low.idx, val, p1_of_idx=c.p1_of_row[b], tag=b)
+        nxt = c.tri.nxt[lo:hi]
+        idx = np.union1d(low.idx, nxt)
+        val = (g * low.s) * self._p1[idx]
+        val[idx.searchsorted(low.idx)] = g * low.val
+        val[idx.searchsorted(nxt)] += add
+        return Dist(self.base, g * low.s, idx, val)
 
     def count_context(self, context: Sequence[int]) -> int:
         """How often the model's context (its last order − 1 ids) occurs followed by a token."""
@@ -155,8 +209,15 @@ class NGramModel:
         return 0 if row is None else int(self._tri.total[row])
 
 
+def models_from_counts(vocab, unigrams, bigrams, trigrams) -> dict[str, NGramModel]:
+    """The unigram, bigram and trigram models of one text, sharing one table of counts."""
+    counts = Counts(vocab, unigrams, bigrams, trigrams)
+    return {name: NGramModel(vocab, None, None, None, order, counts=counts)
+            for name, order in MODEL_ORDERS.items()}
+
+
 @lru_cache(maxsize=None)
 def load_models(lang: str) -> dict[str, NGramModel]:
     """The three models of one language, counted from its committed snapshot."""
     snap = corpus.load(lang)
-    return {name: NGramModel.from_snapshot(snap, order) for name, order in MODEL_ORDERS.items()}
+    return models_from_counts(snap.vocab, snap.unigrams, snap.bigrams, snap.trigrams)

@@ -18,10 +18,13 @@ draws the replacement from p itself (over-weighting what the draft already favou
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Sequence
 
 import numpy as np
 
+from . import dist as sparse
+from .dist import Dist
 from .ngram import NGramModel
 
 RULES = ("exact", "resample-target", "keep-draft")
@@ -30,14 +33,20 @@ GAMMA_MAX = 16
 CONTEXT_KEPT = 8  # the models read at most 2 tokens back; a trace shows a few more for the reader
 
 
-def sample(p: np.ndarray, rng: np.random.Generator) -> int:
+def sample(p: Dist | np.ndarray, rng: np.random.Generator) -> int:
     """One draw from p by inverting its cumulative sum (much faster than ``rng.choice(p=...)``)."""
+    if isinstance(p, Dist):
+        return p.sample(rng.random())
     cdf = p.cumsum()
     return min(int(cdf.searchsorted(rng.random() * cdf[-1], side="right")), p.size - 1)
 
 
-def residual(p: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """max(0, p − q), normalised. Its mass Σ max(0, p − q) is the total variation distance."""
+def residual(p, q):
+    """max(0, p − q), normalised. Its mass Σ max(0, p − q) is the total variation distance.
+
+    Takes two ``Dist`` (the loop: O(continuations)) or two dense vectors."""
+    if isinstance(p, Dist):
+        return sparse.residual(p, q)
     r = np.maximum(p - q, 0.0)
     mass = r.sum()
     # Only when p == q (to rounding) is the mass 0; then a refusal cannot happen except by
@@ -45,8 +54,12 @@ def residual(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     return r / mass if mass > 1e-15 else p
 
 
-def overlap(p: np.ndarray, q: np.ndarray) -> float:
-    """Σ min(p, q): the chance that a guess drawn from q is kept (Leviathan et al., Definition 3.1)."""
+def overlap(p, q) -> float:
+    """Σ min(p, q): the chance that a guess drawn from q is kept (Leviathan et al., Definition 3.1).
+
+    Two ``Dist`` or two dense vectors."""
+    if isinstance(p, Dist):
+        return sparse.overlap(p, q)
     return float(np.minimum(p, q).sum())
 
 
@@ -57,8 +70,8 @@ class Proposal:
     p: float
     r: float | None          # the uniform draw; None in greedy mode
     accepted: bool
-    q_dist: np.ndarray = field(repr=False)
-    p_dist: np.ndarray = field(repr=False)
+    q_dist: Dist = field(repr=False)
+    p_dist: Dist = field(repr=False)
 
     @property
     def ratio(self) -> float:
@@ -67,6 +80,11 @@ class Proposal:
     @property
     def accept_prob(self) -> float:
         return min(1.0, self.ratio)
+
+    @cached_property
+    def overlap(self) -> float:
+        """Σ min(p, q) at this position (read by the loop's statistics and by the trace)."""
+        return overlap(self.p_dist, self.q_dist)
 
 
 @dataclass
@@ -78,17 +96,17 @@ class Step:
     proposals: list[Proposal]
     target: NGramModel = field(repr=False)
     guesses: list[int] = field(default_factory=list, repr=False)     # all γ, kept or not
-    q_dists: list[np.ndarray] = field(default_factory=list, repr=False)  # the draft at each guess
-    residual: np.ndarray | None = field(default=None, repr=False)
+    q_dists: list[Dist] = field(default_factory=list, repr=False)  # the draft at each guess
+    residual: Dist | None = field(default=None, repr=False)
     replacement: int | None = None
     bonus: int | None = None
 
-    def p_at(self, i: int) -> np.ndarray:
+    def p_at(self, i: int) -> Dist:
         """The target's distribution at position i of the pass (i = 0..γ)."""
-        return self.target.dist(list(self.context) + self.guesses[:i])
+        return self.target.sparse(list(self.context) + self.guesses[:i])
 
     @property
-    def p_dists(self) -> list[np.ndarray]:
+    def p_dists(self) -> list[Dist]:
         """The target at all γ+1 positions of its one pass. The loop itself reads only the
         positions it needs (p_at), since the rest cannot change what is written."""
         return [self.p_at(i) for i in range(self.gamma + 1)]
@@ -109,14 +127,11 @@ class Step:
 
     def to_json(self, vocab: Sequence[str], top: int = 8) -> dict:
         """The trace as JSON; ``top`` > 0 adds the likeliest tokens of q, p, the residual and the
-        bonus position (top = 0 leaves them out: they cost an O(V) pass each)."""
+        bonus position (top = 0 leaves them out)."""
         def top_of(dist):
             if top < 1 or dist is None:
                 return None
-            # argpartition finds the top entries in O(V); only those few get sorted.
-            part = np.argpartition(-dist, top)[:top] if top < dist.size else np.arange(dist.size)
-            idx = part[np.lexsort((part, -dist[part]))]
-            return [[vocab[i], float(dist[i])] for i in idx]
+            return [[vocab[i], p] for i, p in dist.top(top)]
 
         return {
             "context": [vocab[i] if i >= 0 else "<unk>" for i in self.context],
@@ -129,12 +144,13 @@ class Step:
                     "accept_prob": (1.0 if pr.accepted else 0.0) if self.greedy else pr.accept_prob,
                     "r": pr.r, "accepted": pr.accepted,
                     "q_top": top_of(pr.q_dist), "p_top": top_of(pr.p_dist),
-                    "overlap": overlap(pr.p_dist, pr.q_dist),
+                    "overlap": pr.overlap,
                 }
                 for pr in self.proposals
             ],
             # Every guess the draft wrote, checked or thrown away, with p from the target's pass.
-            "guesses": [{"token": vocab[g], "q": float(q[g]), "p": float(self.p_at(i)[g])}
+            "guesses": [{"token": vocab[g], "q": q[g],
+                         "p": self.proposals[i].p if i < len(self.proposals) else self.p_at(i)[g]}
                         for i, (g, q) in enumerate(zip(self.guesses, self.q_dists))],
             "residual_top": top_of(self.residual),
             "replacement": vocab[self.replacement] if self.replacement is not None else None,
@@ -158,8 +174,8 @@ def speculative_step(target: NGramModel, draft: NGramModel, context: Sequence[in
     ctx = list(context[-CONTEXT_KEPT:])
     guesses, q_dists = [], []
     for _ in range(gamma):                      # the draft runs γ times, one after another
-        q = draft.dist(ctx + guesses)
-        guesses.append(int(np.argmax(q)) if greedy else draft.sample(ctx + guesses, rng))
+        q = draft.sparse(ctx + guesses)
+        guesses.append(q.argmax() if greedy else q.sample(rng.random()))
         q_dists.append(q)
     return verify(Step(tuple(ctx), gamma, greedy, rule, [], target, guesses, q_dists), rng)
 
@@ -173,14 +189,14 @@ def verify(step: Step, rng: np.random.Generator) -> Step:
     for i, (x, q) in enumerate(zip(step.guesses, step.q_dists)):
         p = step.p_at(i)
         if step.greedy:
-            r, accepted = None, x == int(np.argmax(p))
+            r, accepted = None, x == p.argmax()
         else:
             r = float(rng.random())
             accepted = step.rule == "keep-draft" or bool(r < p[x] / q[x])
         step.proposals.append(Proposal(x, float(q[x]), float(p[x]), r, accepted, q, p))
         if not accepted:
             if step.greedy:
-                step.replacement = int(np.argmax(p))
+                step.replacement = p.argmax()
             elif step.rule == "exact":
                 step.residual = residual(p, q)
                 step.replacement = sample(step.residual, rng)
@@ -188,8 +204,8 @@ def verify(step: Step, rng: np.random.Generator) -> Step:
                 step.replacement = sample(p, rng)
             return step
     n = len(step.guesses)
-    step.bonus = (int(np.argmax(step.p_at(n))) if step.greedy
-                  else step.target.sample(list(step.context) + step.guesses, rng))
+    p = step.p_at(n)
+    step.bonus = p.argmax() if step.greedy else p.sample(rng.random())
     return step
 
 
@@ -216,6 +232,21 @@ class Run:
             "accepted_hist": hist,
         }
 
+    def head(self, n_tokens: int) -> "Run":
+        """The run ``generate`` would have returned for ``n_tokens`` with the same seed: its passes
+        up to the one that reaches n_tokens (the random draws happen in the same order)."""
+        if n_tokens < 1:
+            raise ValueError("n_tokens must be at least 1")
+        written = 0
+        for k, step in enumerate(self.steps, 1):
+            written += len(step.written)
+            if written >= n_tokens:
+                break
+        if written < n_tokens:
+            raise ValueError(f"the run wrote only {written} tokens")
+        return Run(self.context, self.tokens[:n_tokens], self.steps[:k], self.overlaps[:written],
+                   self.gamma)
+
     def to_json(self, vocab: Sequence[str], top: int = 8) -> dict:
         return {
             "context": [vocab[i] if i >= 0 else "<unk>" for i in self.context],
@@ -240,8 +271,8 @@ def generate(target: NGramModel, draft: NGramModel, context: Sequence[int], n_to
     steps, overlaps = [], []
     while len(ctx) - start < n_tokens:
         if gamma == 0:
-            p = target.dist(ctx)
-            tok = int(np.argmax(p)) if greedy else target.sample(ctx, rng)
+            p = target.sparse(ctx)
+            tok = p.argmax() if greedy else p.sample(rng.random())
             step = Step(tuple(ctx[-CONTEXT_KEPT:]), 0, greedy, rule, [], target, bonus=tok)
         else:
             step = speculative_step(target, draft, ctx[-CONTEXT_KEPT:], gamma, rng, greedy=greedy, rule=rule)
@@ -254,10 +285,9 @@ def write(step: Step, ctx: list[int], overlaps: list[float], target: NGramModel,
     """Append the step's tokens to ``ctx`` and Σ min(p, q) at each of their positions to ``overlaps``."""
     for i, (tok, _) in enumerate(step.written):
         if i < len(step.proposals):
-            p, q = step.proposals[i].p_dist, step.proposals[i].q_dist
+            overlaps.append(step.proposals[i].overlap)
         else:  # the bonus position: the draft never looked there
-            p, q = target.dist(ctx), draft.dist(ctx)
-        overlaps.append(overlap(p, q))
+            overlaps.append(overlap(target.sparse(ctx), draft.sparse(ctx)))
         ctx.append(tok)
 
 
@@ -266,5 +296,6 @@ def plain_decode(target: NGramModel, context: Sequence[int], n_tokens: int, rng:
     """The target alone, one token per pass: the baseline speculative decoding must reproduce."""
     ctx = list(context)
     for _ in range(n_tokens):
-        ctx.append(int(np.argmax(target.dist(ctx))) if greedy else target.sample(ctx, rng))
+        p = target.sparse(ctx)
+        ctx.append(p.argmax() if greedy else p.sample(rng.random()))
     return ctx[len(context):]

@@ -25,7 +25,7 @@ import numpy as np
 from corpus.snapshot import count
 from corpus.text import tokenize
 
-from .ngram import MODEL_ORDERS, NGramModel
+from .ngram import NGramModel, models_from_counts
 
 MAX_BYTES = 2 * 1024 * 1024   # 2 MiB: a long novel (Alice is about 150 kB) with room to spare
 MIN_TOKENS = 50               # fewer and the trigram has nearly nothing to count
@@ -104,8 +104,7 @@ def build(raw: bytes, lang: str) -> UserText:
     snap = count(lang, [tokens])
     # Convert the counts to arrays once, not once per model.
     uni, bi, tri = (np.asarray(snap[k], dtype=np.int64) for k in ("unigrams", "bigrams", "trigrams"))
-    models = {name: NGramModel(snap["vocab"], uni, bi.reshape(-1, 3), tri.reshape(-1, 4), order)
-              for name, order in MODEL_ORDERS.items()}
+    models = models_from_counts(snap["vocab"], uni, bi.reshape(-1, 3), tri.reshape(-1, 4))
     index = models["trigram"].index
     ids = np.fromiter((index[t] for t in tokens), dtype=np.int64, count=len(tokens))
     ms = (time.perf_counter() - t0) * 1000.0
@@ -115,11 +114,14 @@ def build(raw: bytes, lang: str) -> UserText:
 
 
 def _bound_caches(m: NGramModel) -> None:
-    """NGramModel keeps 4096 recent distributions (and their cumulative sums); with a large
-    vocabulary that is gigabytes. Keep as many as fit in ``DIST_CACHE_BYTES`` instead."""
-    n = max(64, DIST_CACHE_BYTES // (16 * m.V))   # 8 bytes a float, a distribution and its cdf
-    m._dist_cached = lru_cache(maxsize=n)(m._dist)
-    m._cdf_cached = lru_cache(maxsize=n)(m._cdf)
+    """NGramModel keeps 4096 recent sparse distributions and 256 dense ones; with a large
+    vocabulary (or a token followed by thousands of others) that is gigabytes. Keep as many as
+    fit in ``DIST_CACHE_BYTES`` instead."""
+    widest = int(np.diff(m._bi.start).max()) if m.order >= 2 and m.V else 1
+    n_sparse = max(64, min(4096, DIST_CACHE_BYTES // (16 * max(widest, 1))))  # ids and values
+    n_dense = max(16, min(256, DIST_CACHE_BYTES // (8 * m.V)))                  # V floats each
+    m._sparse_cached = lru_cache(maxsize=n_sparse)(m._sparse)
+    m._dist_cached = lru_cache(maxsize=n_dense)(m._dist)
 
 
 class TextCache:

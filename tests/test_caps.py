@@ -2,9 +2,8 @@
 does a bounded, counted amount of model work (counted, never timed: CPU times are measured by
 bench/cpu.py and reported in the README).
 
-Work is counted by wrapping `NGramModel.dist` and `NGramModel.sample` (every model evaluation
-goes through one of them) and by the misses of each model's distribution caches, which are the
-O(V) vector builds that cost real time.
+Work is counted by wrapping `NGramModel.sparse` and `NGramModel.dist` (every model evaluation
+goes through one of them) and by the misses of each model's distribution caches (the builds).
 """
 from __future__ import annotations
 
@@ -49,7 +48,7 @@ def test_over_cap_values_are_refused(client, path, param):
 
 
 class Counter:
-    """Counts model evaluations and cache misses (vector builds) across all six models."""
+    """Counts model evaluations and cache misses (distribution builds) across all six models."""
 
     def __init__(self, monkeypatch):
         # The default contexts are chosen from the data once per process (sim.examples caches
@@ -58,28 +57,31 @@ class Counter:
         for lang in ("en", "zh"):
             default_context(lang)
         self.dist = 0
-        self.sample = 0
-        real_dist, real_sample = NGramModel.dist, NGramModel.sample
+        self.sparse = 0
+        real_dist, real_sparse = NGramModel.dist, NGramModel.sparse
 
         def dist(model, context=()):
             self.dist += 1
             return real_dist(model, context)
 
-        def sample(model, context, rng):
-            self.sample += 1
-            return real_sample(model, context, rng)
+        def sparse(model, context=()):
+            self.sparse += 1
+            return real_sparse(model, context)
 
         monkeypatch.setattr(NGramModel, "dist", dist)
-        monkeypatch.setattr(NGramModel, "sample", sample)
+        monkeypatch.setattr(NGramModel, "sparse", sparse)
         self.models = [m for lang in ("en", "zh") for m in load_models(lang).values()]
         for m in self.models:  # cold caches: the worst case a request can meet
-            m._dist_cached.cache_clear()
-            m._cdf_cached.cache_clear()
+            m.clear_caches()
 
     @property
     def builds(self) -> int:
-        return sum(m._dist_cached.cache_info().misses + m._cdf_cached.cache_info().misses
+        return sum(m._sparse_cached.cache_info().misses + m._dist_cached.cache_info().misses
                    for m in self.models)
+
+    @property
+    def dense_builds(self) -> int:
+        return sum(m._dist_cached.cache_info().misses for m in self.models)
 
 
 LARGEST_RUNS = [
@@ -105,17 +107,18 @@ def test_largest_run_does_bounded_work(client, monkeypatch, args):
     assert 1 <= passes <= tokens
     assert len(body["tokens"]) == tokens
     # Per pass (by hand, from sim/speculative.py and views/sections_speculative.py): the draft
-    # reads γ contexts and samples γ tokens; the target reads at most γ+1 positions and samples
-    # the bonus; the trace re-reads each of the γ+1 positions at most twice per model for the
-    # guesses, the top lists and the overlap. That is at most 2γ + 2 + 4(γ+1) = 6γ + 6 calls;
-    # 8(γ+1) leaves room for a trace field added later without letting the work run away.
+    # reads γ contexts; the target reads at most γ+1 positions; writing reads both models at the
+    # bonus position; the trace re-reads the γ target positions for the guesses. That is at most
+    # γ + (γ+1) + 2 + γ = 3γ + 3 reads; 8(γ+1) leaves room for a trace field added later without
+    # letting the work run away.
     per_pass = 8 * (gamma + 1)
-    assert count.dist + count.sample <= passes * per_pass, (count.dist, count.sample, passes)
-    # Vector builds: a pass touches at most γ+1 distinct contexts per model (two models), and
-    # each context builds at most its distribution and its cumulative sum: 4(γ+1) per pass.
-    assert count.builds <= passes * 4 * (gamma + 1)
+    assert count.dist + count.sparse <= passes * per_pass, (count.dist, count.sparse, passes)
+    # Builds: a pass touches at most γ+1 distinct contexts per model (two models): 2(γ+1).
+    assert count.builds <= passes * 2 * (gamma + 1)
+    # The loop never builds a whole O(V) vector: only sparse distributions.
+    assert count.dense_builds == 0
     # And in absolute terms, the most any run request can cost on cold caches:
-    assert count.dist + count.sample <= spec_api.MAX_POSITIONS * 8  # 14,400
+    assert count.dist + count.sparse <= spec_api.MAX_POSITIONS * 8  # 14,400
 
 
 def test_tokens_and_gamma_are_capped_jointly(client):
@@ -137,8 +140,9 @@ def test_largest_tubes_does_two_model_reads(client, monkeypatch, lang):
     assert r.status_code == 200
     body = r.get_json()
     # p and q are read once at the context; every trial after that is a vectorised draw.
-    assert count.dist == 2 and count.sample == 0
-    assert count.builds <= 2
+    assert count.dist == 2 and count.sparse == 0
+    assert count.dense_builds <= 2  # each dense vector is built from its sparse form: 4 builds in all
+    assert count.builds <= 4
     assert len(body["samples"]) == rounds
     assert all(len(s["plain"]) == trials and len(s["speculative"]) == trials
                for s in body["samples"])
@@ -149,7 +153,7 @@ def test_dist_reads_one_distribution(client, monkeypatch):
     count = Counter(monkeypatch)
     r = client.get("/api/dist", query_string={"context": "the " * 50, "top": 100})
     assert r.status_code == 200
-    assert count.dist == 1 and count.builds <= 1
+    assert count.dist == 1 and count.dense_builds <= 1 and count.builds <= 2
     assert len(r.get_json()["probs"]) == 100
 
 
@@ -157,4 +161,4 @@ def test_theory_does_no_model_work(client, monkeypatch):
     count = Counter(monkeypatch)
     r = client.get("/api/theory", query_string={"gamma": CAPS["gamma"], "alpha": 0.99, "c": 1})
     assert r.status_code == 200
-    assert count.dist == count.sample == count.builds == 0
+    assert count.dist == count.sparse == count.builds == 0
