@@ -136,6 +136,49 @@ def test_section_embed(client, lang, anchor):
     assert html.count('class="plate-section"') == 1
 
 
+def _widget_html(html: str, anchor: str) -> str:
+    """The markup of the element carrying data-widget="<anchor>", through its closing tag."""
+    from html.parser import HTMLParser
+
+    class Cut(HTMLParser):
+        def __init__(self):
+            super().__init__(convert_charrefs=False)
+            self.depth, self.start, self.end = 0, None, None
+
+        def handle_starttag(self, tag, attrs):
+            if self.start is None and ("data-widget", anchor) in attrs:
+                self.start, self.depth = self.getpos(), 1
+            elif self.start is not None and self.end is None and tag not in VOID:
+                self.depth += 1
+
+        def handle_endtag(self, tag):
+            if self.start is not None and self.end is None and tag not in VOID:
+                self.depth -= 1
+                if self.depth == 0:
+                    self.end = self.getpos()
+
+    VOID = {"br", "img", "input", "meta", "link", "hr", "source", "wbr", "col", "area", "path",
+            "rect", "line", "circle", "stop", "use", "polygon", "polyline", "ellipse"}
+    p = Cut()
+    p.feed(html)
+    assert p.start and p.end, f"no element with data-widget={anchor!r}"
+    lines = html.splitlines(keepends=True)
+    offset = lambda pos: sum(len(x) for x in lines[:pos[0] - 1]) + pos[1]  # noqa: E731
+    return html[offset(p.start):offset(p.end)]
+
+
+@pytest.mark.parametrize("anchor", ANCHORS)
+def test_section_embed_shows_the_same_numbers_as_the_page(client, anchor):
+    # A one-section embed computes only the numbers its section needs (views.plate.NEEDS); what it
+    # draws must still be exactly what the page draws for the same URL state.
+    query = "?seed=5&gamma=3&batch=128"
+    page = client.get(f"/en/specdec/{query}").get_data(as_text=True)
+    embed = client.get(f"/embed/en/specdec/{anchor}/{query}").get_data(as_text=True)
+    # Links legitimately differ (an embed's links lead out to the page, in the top frame).
+    links = re.compile(r'\s(href="[^"]*"|target="_top"|rel="noopener")')
+    assert links.sub("", _widget_html(embed, anchor)) == links.sub("", _widget_html(page, anchor))
+
+
 def test_embed_dialog_links(client):
     html = client.get("/en/specdec/?gamma=3").get_data(as_text=True)
     links = re.findall(r'class="embed-link[^"]*" data-widget="embed"[^>]*href="([^"]+)"', html, re.S)

@@ -70,14 +70,27 @@ def page_state() -> tuple[dict, list]:
     return parse_lenient(request.args, STATE_SPEC)
 
 
-def section_data(lang: str, state: dict, explicit_alpha: bool = True) -> dict:
-    """The numbers for server-side rendering, merged from the two sections modules.
+# What a one-section embed needs computed: the rest of the plate's numbers are not drawn there.
+# Section 9 (idle) and 13 (bench) take α from the speculative run, hence both modules.
+_ALL = (sections_speculative, sections_roofline, sections_lab)
+NEEDS = {
+    **{a: (sections_roofline,) for a in ("onebyone", "batch", "selfdraft", "reader")},
+    **{a: (sections_speculative,) for a in ("draft", "tape", "rule", "exact", "alpha", "speedup")},
+    "idle": (sections_speculative, sections_roofline),
+    "bench": (sections_speculative, sections_roofline),
+    "parts": (),
+    "lab": (sections_lab,),
+}
+
+
+def section_data(lang: str, state: dict, explicit_alpha: bool = True, modules=_ALL) -> dict:
+    """The numbers for server-side rendering, merged from the sections modules asked for.
 
     A failure in one module is logged and leaves its numbers out (the templates' filters print
     a dash for a missing number) rather than taking the whole page down.
     """
     d: dict = {}
-    for module in (sections_speculative, sections_roofline, sections_lab):
+    for module in modules:
         if module is sections_roofline and not explicit_alpha and "spec" in d:
             # Section 9 starts from the α the bench measures (section 7), to 3 decimals as
             # sections 7 and 8 print it, so all three give the same speed-up (0.65 gave 1.80,
@@ -103,7 +116,7 @@ def state_query(state: dict) -> dict:
 def _context(lang: str, embed: bool, anchor: str | None = None) -> dict:
     state, errors = page_state()
     query = state_query(state)  # before α is filled in from the run, so links don't pin it
-    d = section_data(lang, state, "alpha" in request.args)
+    d = section_data(lang, state, "alpha" in request.args, NEEDS[anchor] if anchor else _ALL)
     other = "zh" if lang == "en" else "en"
     return {
         "lang": lang,

@@ -72,22 +72,34 @@ def _residual_rows(step, vocab, top=6) -> list[dict] | None:
         return None
     pr = step.proposals[-1]
     p, q, res = pr.p_dist, pr.q_dist, step.residual
-    idx = [int(i) for i in np.argsort(-res, kind="stable")[:top]]
+    idx = [i for i, _ in res.top(top)]
     for extra in (pr.token, step.replacement):
         if extra is not None and extra not in idx:
             idx.append(int(extra))
-    return [{"token": vocab[i], "p": float(p[i]), "q": float(q[i]), "residual": float(res[i]),
-             "refused": bool(i == pr.token), "drawn": bool(i == step.replacement)} for i in idx]
+    at = np.asarray(idx)
+    return [{"token": vocab[i], "p": pi, "q": qi, "residual": ri,
+             "refused": i == pr.token, "drawn": i == step.replacement}
+            for i, pi, qi, ri in zip(idx, p[at].tolist(), q[at].tolist(), res[at].tolist())]
 
 
-def run_json(lang, draft, gamma, greedy, rule, tokens, seed, context=""):
-    from sim import theory
+def generate_run(lang, draft, gamma, greedy, rule, tokens, seed, context=""):
+    """(Run, context tokens, target model) for the API's and the page's parameters."""
     from sim.speculative import generate
     models = load_models(lang)
     M, ctx_tokens, ids = _context_ids(lang, context)
-    rng = np.random.default_rng(seed)
-    q_model = models[draft]
-    run = generate(M, q_model, ids, tokens, gamma, rng, greedy=greedy, rule=rule)
+    run = generate(M, models[draft], ids, tokens, gamma, np.random.default_rng(seed),
+                   greedy=greedy, rule=rule)
+    return run, ctx_tokens, M
+
+
+def run_json(lang, draft, gamma, greedy, rule, tokens, seed, context="", run=None):
+    """The API's answer for /api/run; ``run`` (from ``generate_run``, possibly cut with
+    ``Run.head``) spares generating it again."""
+    from sim import theory
+    if run is None:
+        run, ctx_tokens, M = generate_run(lang, draft, gamma, greedy, rule, tokens, seed, context)
+    else:
+        M, ctx_tokens, _ids = _context_ids(lang, context)
     out = run.to_json(M.vocab, top=0)  # the widgets draw no top lists; residual rows come below
     for step, sj in zip(run.steps, out["steps"]):
         sj["residual_rows"] = _residual_rows(step, M.vocab)
@@ -175,9 +187,14 @@ def data(lang: str, state: dict) -> dict:
     seed = int(state.get("seed", 1))
     c = float(state.get("c", 0.1))
 
-    run = run_json(lang, draft, gamma, greedy, rule, PAGE_RUN_TOKENS, seed)
-    long_run = run_json(lang, draft, gamma, greedy, rule, ALPHA_RUN_TOKENS, seed)
+    # One run of the longest length; the shorter ones are its beginnings (Run.head), exactly
+    # what running them from the same seed would give.
+    full, _ctx, M = generate_run(lang, draft, gamma, greedy, rule, ALPHA_RUN_TOKENS, seed)
+    run = run_json(lang, draft, gamma, greedy, rule, PAGE_RUN_TOKENS, seed, run=full.head(PAGE_RUN_TOKENS))
+    long_run = {**full.stats(), "tokens": M.decode(full.tokens), "overlap": full.overlaps}
     alpha = float(long_run["alpha"])
+    from sim import theory
+    long_run["tokens_per_pass_formula"] = theory.expected_tokens(alpha, gamma)
     tubes = tubes_json(lang, "bigram", rule, 1, TUBES_TRIALS, seed)
     # Section 8 works from α as printed (3 decimals), as its widget does, so prose and widget
     # round to the same speed-up (0.6462 gives 1.80 at the best γ, 0.646 gives 1.79).
@@ -186,7 +203,8 @@ def data(lang: str, state: dict) -> dict:
     # The bench's readouts without scripts: its own run's α and the speed-up on paper from it, as
     # its script computes them (section 9's numbers use section 7's longer run instead).
     from sim import roofline
-    bench_run = run_json(lang, draft, gamma, greedy, rule, BENCH_RUN_TOKENS, seed)
+    bench_run = full.head(BENCH_RUN_TOKENS).stats()
+    bench_run["tokens_per_pass_formula"] = theory.expected_tokens(bench_run["alpha"], gamma)
     paper = roofline.speculative(state.get("gpu", "h100-sxm"), state.get("model", "llama-3.1-8b"),
                                  int(state.get("batch", 64)), int(state.get("ctx", 4096)), gamma,
                                  min(1.0, max(0.0, float(bench_run["alpha"] or 0.0))), c)
