@@ -68,3 +68,74 @@ def test_formulas_never_split_across_lines_on_a_phone(browser, live_url, lang, q
     # The formulas were found at all (the patterns still match the text).
     assert pg.locator("main .math").count() >= 20
     ctx.close()
+
+
+# Every text of a drawing, at the size it is shown: font size times the drawing's scale on screen,
+# whether it stays inside the drawing, and whether two texts overlap.
+SVG_TEXTS = """(svg) => {
+  const vb = svg.viewBox.baseVal, k = svg.getScreenCTM().a;
+  const texts = [...svg.querySelectorAll('text')].filter(t => t.getClientRects().length);
+  const items = texts.map(t => ({t: t.textContent.trim(), b: t.getBBox(), px: parseFloat(getComputedStyle(t).fontSize) * k}));
+  const outside = items.filter(({b}) => b.x < vb.x || b.y < vb.y || b.x + b.width > vb.x + vb.width
+                                        || b.y + b.height > vb.y + vb.height).map(i => i.t);
+  const overlaps = [];
+  items.forEach((a, i) => items.slice(i + 1).forEach(c => {
+    if (a.b.x < c.b.x + c.b.width && c.b.x < a.b.x + a.b.width && a.b.y < c.b.y + c.b.height && c.b.y < a.b.y + a.b.height)
+      overlaps.push(`${a.t} / ${c.t}`);
+  }));
+  return {n: items.length, sizes: items.map(i => [i.t, Math.round(i.px * 10) / 10]), outside, overlaps};
+}"""
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_selfdraft_diagrams_fit_a_phone_without_scrolling(browser, live_url, lang):
+    ctx, pg = _phone(browser)
+    _load(pg, f"{live_url}/embed/{lang}/specdec/selfdraft/")
+    for key in ("medusa", "eagle", "lookahead"):
+        pg.locator(f"#sd-tab-{key}").click()
+        wrap = pg.locator(f"#sd-panel-{key} .rf-diagram-wrap")
+        # Nothing to swipe: the drawing is as wide as its box, and the box as the screen allows.
+        assert wrap.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), key
+        svgs = wrap.locator("svg:visible")
+        assert svgs.count() == 1, key  # one drawing shown (the narrow one), not both
+        svg = svgs.first
+        assert svg.evaluate("s => s.getBoundingClientRect().right") <= 390
+        texts = svg.evaluate(SVG_TEXTS)
+        small = [(t, px) for t, px in texts["sizes"] if px < 11]
+        assert texts["n"] >= 5 and small == [], (key, small)
+        assert texts["outside"] == [] and texts["overlaps"] == [], (key, texts)
+        # Named for screen readers by its own title.
+        assert svg.evaluate("s => document.getElementById(s.getAttribute('aria-labelledby')).textContent.length") > 20
+    assert pg.evaluate("() => document.documentElement.scrollWidth") <= 390
+    ctx.close()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("anchor", ["onebyone", "reader"])
+def test_figure_labels_are_legible_on_a_phone(browser, live_url, lang, anchor):
+    ctx, pg = _phone(browser, reduced_motion="reduce")
+    # The largest model and all lanes lit: the longest numbers and the "+ N more lanes" line.
+    _load(pg, f"{live_url}/embed/{lang}/specdec/{anchor}/?model=llama-3.1-70b&lanes=512")
+    texts = pg.locator(f"#{anchor} .rf-figure svg").evaluate(SVG_TEXTS)
+    small = [(t, px) for t, px in texts["sizes"] if px < 11]
+    assert texts["n"] >= 5 and small == [], small
+    assert texts["outside"] == [] and texts["overlaps"] == [], texts
+    ctx.close()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_figures_keep_their_desktop_layout(browser, live_url, lang):
+    """The phone's larger type must not push labels out of the drawings at desktop width either."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    pg = ctx.new_page()
+    _load(pg, f"{live_url}/{lang}/specdec/?model=llama-3.1-70b&lanes=512")
+    for sel in ("#onebyone .rf-figure svg", "#reader .rf-figure svg"):
+        texts = pg.locator(sel).evaluate(SVG_TEXTS)
+        assert texts["outside"] == [] and texts["overlaps"] == [], (sel, texts)
+    for key in ("medusa", "eagle", "lookahead"):
+        pg.locator(f"#sd-tab-{key}").click()
+        svg = pg.locator(f"#sd-panel-{key} svg:visible")
+        assert svg.count() == 1 and "rf-diagram--wide" in svg.get_attribute("class")
+        texts = svg.evaluate(SVG_TEXTS)
+        assert texts["outside"] == [] and texts["overlaps"] == [], (key, texts)
+    ctx.close()

@@ -208,18 +208,6 @@ def test_every_figure_says_what_to_look_at(client):
     assert bare == [], bare
 
 
-def test_selfdraft_diagram_shows_it_scrolls_on_a_phone(browser, live_url):
-    ctx, pg = _phone(browser)
-    _load(pg, f"{live_url}/embed/en/specdec/selfdraft/")
-    wrap = pg.locator("#selfdraft .rf-diagram-wrap:visible").first
-    # The drawing is wider than the phone and scrolls sideways inside its box...
-    assert wrap.evaluate("e => e.scrollWidth > e.clientWidth + 20")
-    # ...and the box says so with a shadow at the hidden edge (part of the heads was simply cut off).
-    assert "radial-gradient" in wrap.evaluate("e => getComputedStyle(e).backgroundImage")
-    assert pg.evaluate("() => document.documentElement.scrollWidth") <= 390
-    ctx.close()
-
-
 def test_big_batch_preset_shows_the_speed_up_shrink_and_presets_say_what_they_did(page, live_url):
     _load(page, f"{live_url}/embed/en/specdec/bench/")
     page.wait_for_selector("#bench [data-widget][data-ready='1']", state="attached")
