@@ -25,7 +25,7 @@ import numpy as np
 
 import corpus
 
-from .dist import Base, Dist
+from .dist import Base, Dist, Support
 
 MODEL_ORDERS = {"unigram": 1, "bigram": 2, "trigram": 3}
 UNK = -1  # id of a context token outside the vocabulary: the model backs off past it
@@ -61,8 +61,8 @@ class _Rows:
 
 class Counts:
     """Everything the models of one text read, built once and shared by its three models (so that
-    the draft's and the target's distributions at one context share their list of tokens: see
-    ``Dist.tag``)."""
+    the draft's and the target's distributions at one context share their list of tokens, a
+    ``sim.dist.Support``)."""
 
     def __init__(self, vocab: Sequence[str], unigrams, bigrams, trigrams):
         self.vocab = list(vocab)
@@ -76,13 +76,12 @@ class Counts:
 
         b = np.asarray(bigrams, dtype=np.int64).reshape(-1, 3)
         bi = self.bi = _Rows(b[:, 0], b[:, 1], b[:, 2], V)
-        # Per entry of row b: P_2(w | b) itself; per row: the unigram mass of its tokens. A bigram
-        # distribution is then a slice of precomputed numbers (sim.dist).
+        # Per entry of row b: P_2(w | b) itself, so a bigram distribution is a slice of
+        # precomputed numbers (sim.dist), and its Support is built once per row.
         row = np.repeat(np.arange(V), np.diff(bi.start))
         with np.errstate(invalid="ignore", divide="ignore"):
             self.p2 = bi.gamma[row] * self.p1[bi.nxt] + (1.0 - bi.gamma[row]) / bi.total[row] * bi.cnt
-        self.p1_of_row = np.zeros(V)
-        np.add.at(self.p1_of_row, row, self.p1[bi.nxt])
+        self._supports: dict[int, Support] = {}
 
         t = np.asarray(trigrams, dtype=np.int64).reshape(-1, 4)
         pair = t[:, 0] * V + t[:, 1]
@@ -100,6 +99,15 @@ class Counts:
         found = bi_key[g] == b_of * V + tri.nxt if len(bi_key) else np.zeros(len(trow), dtype=bool)
         self.tri_pos = np.where(found, g - bi.start[b_of], -1)
         self.tri_general = set(np.unique(trow[~found]).tolist())
+
+    def support(self, b: int) -> Support:
+        """The tokens seen after b, shared by every distribution that lists them (a dict write
+        is atomic under the GIL; two threads at worst build the same row twice)."""
+        sup = self._supports.get(b)
+        if sup is None:
+            lo, hi = self.bi.start[b], self.bi.start[b + 1]
+            sup = self._supports[b] = Support(self.base, self.bi.nxt[lo:hi])
+        return sup
 
 
 class NGramModel:
@@ -163,7 +171,7 @@ class NGramModel:
 
     def _sparse(self, h: tuple[int, ...]) -> Dist:
         if not h:
-            return Dist(self.base, 1.0)
+            return Dist.unigram(self.base)
         if len(h) == 1:
             return self._bigram(h[0])
         return self._trigram(h[0], h[1])
@@ -171,29 +179,29 @@ class NGramModel:
     def _bigram(self, b: int) -> Dist:
         c = self.counts
         if b == UNK or c.bi.total[b] == 0:
-            return Dist(self.base, 1.0)
+            return Dist.unigram(self.base)
         lo, hi = c.bi.start[b], c.bi.start[b + 1]
-        return Dist(self.base, c.bi.gamma[b], c.bi.nxt[lo:hi], c.p2[lo:hi],
-                    p1_of_idx=c.p1_of_row[b], tag=b)
+        return Dist(c.support(b), float(c.bi.gamma[b]), c.p2[lo:hi])
 
     def _trigram(self, a: int, b: int) -> Dist:
         c = self.counts
         k = c.pair_row.get(a * self.V + b) if a != UNK and b != UNK else None
         if k is None:
             return self._bigram(b)
-        low, g = self._bigram(b), c.tri.gamma[k]
+        g = float(c.tri.gamma[k])
         lo, hi = c.tri.start[k], c.tri.start[k + 1]
-        add = c.tri_add[lo:hi]
+        b_lo, b_hi = c.bi.start[b], c.bi.start[b + 1]
+        s = g * float(c.bi.gamma[b])
+        val = g * c.p2[b_lo:b_hi]
         if k not in c.tri_general:  # the usual case: whatever follows (a, b) also follows b
-            val = g * low.val
-            val[c.tri_pos[lo:hi]] += add
-            return Dist(self.base, g * low.s, low.idx, val, p1_of_idx=c.p1_of_row[b], tag=b)
-        nxt = c.tri.nxt[lo:hi]
-        idx = np.union1d(low.idx, nxt)
-        val = (g * low.s) * self._p1[idx]
-        val[idx.searchsorted(low.idx)] = g * low.val
-        val[idx.searchsorted(nxt)] += add
-        return Dist(self.base, g * low.s, idx, val)
+            val[c.tri_pos[lo:hi]] += c.tri_add[lo:hi]
+            return Dist(c.support(b), s, val)
+        nxt, low = c.tri.nxt[lo:hi], c.support(b).idx
+        idx = np.union1d(low, nxt)
+        full = s * self._p1[idx]
+        full[idx.searchsorted(low)] = val
+        full[idx.searchsorted(nxt)] += c.tri_add[lo:hi]
+        return Dist(Support(self.base, idx), s, full)
 
     def count_context(self, context: Sequence[int]) -> int:
         """How often the model's context (its last order − 1 ids) occurs followed by a token."""

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from sim import dist as sparse
-from sim.dist import Base, Dist
+from sim.dist import Base, Dist, Support
 from sim.ngram import load_models
 
 
@@ -72,13 +72,13 @@ def test_sampling_inverts_the_distribution_exactly():
 
 def test_sampling_at_the_ends_stays_in_the_vocabulary():
     base = Base(np.array([0.5, 0.25, 0.25]))
-    d = Dist(base, 0.5, np.array([1]), np.array([0.625]))   # p = (0.25, 0.625, 0.125)
+    d = Dist(Support(base, np.array([1])), 0.5, np.array([0.625]))   # p = (0.25, 0.625, 0.125)
     assert d.mass == pytest.approx(1.0)
     assert d.sample(0.0) == 1            # explicit entries come first
     assert d.sample(0.7) == 0            # 0.625 ≤ 0.7 < 0.875
     assert d.sample(0.999999) == 2
     assert d.sample(1.0) == 2            # rounding past the end: the last token off idx
-    hole = Dist(base, 0.5, np.array([2]), np.array([0.0]))  # p = (0.25, 0.125, 0), mass 0.375
+    hole = Dist(Support(base, np.array([2])), 0.5, np.array([0.0]))  # p = (0.25, 0.125, 0), mass 0.375
     assert {hole.sample(x) for x in np.linspace(0, 0.999, 50)} == {0, 1}
 
 
