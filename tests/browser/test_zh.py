@@ -133,3 +133,79 @@ def test_zh_nothing_overflows_at_phone_width(browser, live_url, path):
     }""")
     assert wide == [], wide
     ctx.close()
+
+
+# ---- large numbers in the Chinese way ---------------------------------------------------------
+
+UNITS = {"万": 1e4, "亿": 1e8, "万亿": 1e12}
+COMPACT = re.compile(r"^(\d+(?:\.\d+)?)(万亿|亿|万)$")
+# A digit group of a million or more ("8,030,261,248"): a Chinese reader counts in 万 and 亿.
+LONG_DIGITS = re.compile(r"\d{1,3}(?:,\d{3}){2,}")
+
+
+def _api(live_url, path):
+    import json
+    from urllib.request import urlopen
+    with urlopen(live_url + path) as r:
+        return json.load(r)
+
+
+def _compact_value(text):
+    m = COMPACT.match(text.strip())
+    assert m, text
+    return float(m.group(1)) * UNITS[m.group(2)]
+
+
+@pytest.mark.parametrize("query", ["", "?model=llama-3.1-70b&gpu=b200&batch=1024&ctx=131072"])
+def test_zh_large_numbers_read_in_wan_and_yi(browser, live_url, query):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, reduced_motion="reduce")
+    pg = ctx.new_page()
+    _load(pg, f"{live_url}/zh/specdec/{query}")
+    for _num, anchor, _t in SECTIONS:
+        pg.locator(f"#{anchor}").scroll_into_view_if_needed()
+    pg.wait_for_selector("#batch .js-plotly-plot", timeout=20000)
+    text = pg.evaluate(VISIBLE_TEXT)
+    assert "亿" in text
+    assert not LONG_DIGITS.findall(text), LONG_DIGITS.findall(text)[:5]
+    # The parameter count means what the API says, to the three digits shown (80.3亿 = 8.03e9).
+    api = _api(live_url, "/api/roofline" + (query or "?") + "&lang=zh")
+    params = pg.locator('#onebyone [data-field="model.params"]').inner_text()
+    assert _compact_value(params) == pytest.approx(api["model"]["params"], rel=5e-3)
+    # Throughput over 1万 a second too, in the readouts and on the chart's axis.
+    tps = api["batch"]["weights_only"]["tokens_per_s"]
+    shown = pg.locator('#batch .rf-readouts [data-field="batch.weights_only.tokens_per_s"]').inner_text()
+    if tps >= 1e4:
+        assert _compact_value(shown) == pytest.approx(tps, rel=5e-3)
+    ticks = pg.evaluate("() => [...document.querySelectorAll('#batch .js-plotly-plot .ytick text')].map(t => t.textContent)")
+    assert any(t.endswith("万") for t in ticks), ticks
+    ctx.close()
+
+
+def test_zh_numbers_refreshed_by_scripts_keep_the_servers_form(browser, live_url):
+    """The scripts (Intl) and the server (babel) write the same text for the same number."""
+    ctx = browser.new_context(java_script_enabled=False)
+    pg = ctx.new_page()
+    pg.goto(f"{live_url}/zh/specdec/?gpu=b200&batch=1024")
+    fields = ['#onebyone [data-field="model.params"]', '#batch .rf-readouts [data-field="batch.weights_only.tokens_per_s"]',
+              '#batch .rf-readouts [data-field="batch.with_cache.tokens_per_s"]', '#idle .rf-readouts [data-field="idle.tokens_per_s_spec"]']
+    server = [pg.locator(f).inner_text() for f in fields]
+    ctx.close()
+    ctx = browser.new_context()
+    pg = ctx.new_page()
+    _load(pg, f"{live_url}/zh/specdec/?batch=1024&model=llama-3.2-1b")
+    before = pg.locator(fields[0]).inner_text()
+    # The scripts fetch the new numbers and write every one of them.
+    pg.locator("#obo-model").select_option("llama-3.1-8b")
+    expect(pg.locator(fields[0])).not_to_have_text(before, timeout=10000)
+    pg.locator("#obo-gpu").select_option("b200")
+    pg.wait_for_load_state("networkidle")
+    expect(pg.locator(fields[1])).to_have_text(server[1], timeout=10000)
+    assert [pg.locator(f).inner_text() for f in fields] == server
+    assert sum(bool(COMPACT.match(s)) for s in server) >= 3, server
+    ctx.close()
+
+
+def test_en_large_numbers_keep_every_digit(page, live_url):
+    _load(page, f"{live_url}/en/specdec/")
+    params = _api(live_url, "/api/roofline")["model"]["params"]
+    assert page.locator('#onebyone [data-field="model.params"]').inner_text() == f"{params:,}"

@@ -1,5 +1,5 @@
 // Section 2: batch and context sliders, the bytes-per-step stack and throughput against batch.
-import { bind, liveNumbers, lazyChart, baseLayout, colours, PLOT_CONFIG } from "./roofline-shared.js";
+import { bind, liveNumbers, lazyChart, baseLayout, colours, countHover, PLOT_CONFIG } from "./roofline-shared.js";
 
 function draw(Plotly, node, data, ctx) {
   const b = data.batch;
@@ -10,9 +10,9 @@ function draw(Plotly, node, data, ctx) {
                      line: { color: c.muted, width: 1, dash: "dot" } }];
   const traces = [
     { x: xs, y: b.curve.weights_only, name: ctx.t("weights_only"), mode: "lines",
-      line: { color: c.kept, width: 2.5 }, hovertemplate: "%{y:,.0f}<extra></extra>" },
+      line: { color: c.kept, width: 2.5 }, ...countHover(b.curve.weights_only) },
     { x: xs, y: b.curve.with_cache, name: ctx.t("with_cache"), mode: "lines",
-      line: { color: c.accent, width: 2.5 }, hovertemplate: "%{y:,.0f}<extra></extra>" },
+      line: { color: c.accent, width: 2.5 }, ...countHover(b.curve.with_cache) },
     { x: [xs[0], xs[xs.length - 1]], y: [b.ceiling_tokens_per_s, b.ceiling_tokens_per_s],
       name: ctx.t("ceiling"), mode: "lines", line: { color: c.muted, width: 1.5, dash: "dash" },
       hoverinfo: "skip" },

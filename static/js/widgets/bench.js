@@ -4,6 +4,7 @@
 import { bindControls, fetchRun, fmt, onState, player, showError, stateValue } from "./spec-shared.js";
 import { tapePlayer } from "./tape.js";
 import { renderGauges } from "./rule.js";
+import { formatCount } from "./numbers.js";
 
 const RUN_TOKENS = 60;   // long enough for a greedy loop to show, within the API's cap of 200
 
@@ -65,7 +66,7 @@ export function mount(el, ctx) {
       const r = await ctx.api("/api/roofline", params);
       if (seq !== rooflineSeq) return;       // a newer request has been made meanwhile
       out("speedup").textContent = `${fmt(r.idle.speedup, 2)}×`;
-      out("tps").textContent = `${fmt(r.idle.tokens_per_s_plain, 0)} → ${fmt(r.idle.tokens_per_s_spec, 0)}`;
+      out("tps").textContent = `${formatCount(r.idle.tokens_per_s_plain)} → ${formatCount(r.idle.tokens_per_s_spec)}`;
     } catch (e) { showError(el, e); }
   };
 

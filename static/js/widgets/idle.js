@@ -1,5 +1,5 @@
 // Section 9: speculation against batch size on paper, where it stops paying, long contexts.
-import { bind, liveNumbers, lazyChart, baseLayout, colours, format, PLOT_CONFIG } from "./roofline-shared.js";
+import { bind, liveNumbers, lazyChart, baseLayout, colours, countHover, format, PLOT_CONFIG } from "./roofline-shared.js";
 
 function breakevenShape(x, colour) {
   return { type: "line", x0: x, x1: x, yref: "paper", y0: 0, y1: 1, line: { color: colour, width: 1.5, dash: "dash" } };
@@ -20,9 +20,9 @@ function drawThroughput(Plotly, node, data, ctx) {
   }
   const traces = [
     { x: xs, y: i.curve.plain, name: ctx.t("plain"), mode: "lines", line: { color: c.muted, width: 2.5, dash: "dash" },
-      hovertemplate: "%{y:,.0f}<extra></extra>" },
+      ...countHover(i.curve.plain) },
     { x: xs, y: i.curve.spec, name: ctx.t("spec"), mode: "lines", line: { color: c.accent, width: 2.5 },
-      hovertemplate: "%{y:,.0f}<extra></extra>" },
+      ...countHover(i.curve.spec) },
     { x: [i.batch, i.batch], y: [i.tokens_per_s_plain, i.tokens_per_s_spec], name: ctx.t("you_are_here"),
       mode: "markers", marker: { color: c.ink, size: 8 }, hoverinfo: "skip" },
   ];

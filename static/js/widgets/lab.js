@@ -4,6 +4,7 @@
 // forgotten them (another worker, a restart): then the text is sent again and the call retried.
 import { bindControls, fmt, h, onState, setMathText, showError } from "./spec-shared.js";
 import { tapeCell } from "./tape.js";
+import { formatCount } from "./numbers.js";
 
 const STORE = "specdec-lab-text:";   // sessionStorage key prefix, + sha256
 const NAMES = ["gamma", "ldraft", "adapt", "seed", "c", "text", "tlang"];
@@ -50,7 +51,7 @@ export function mount(el, ctx) {
     memory.set(info.text, { lang, text });
     remember(info.text, lang, text);
     status.textContent = t("counted", {
-      tokens: fmt(info.tokens, 0), vocab: fmt(info.vocab_size, 0), ms: fmt(info.count_ms, 0) });
+      tokens: formatCount(info.tokens), vocab: formatCount(info.vocab_size), ms: fmt(info.count_ms, 0) });
     return info;
   }
 

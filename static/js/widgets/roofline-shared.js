@@ -4,6 +4,7 @@
 // The server renders every number as <span data-field="path.in.answer" data-fmt="num:1">; the
 // widgets refresh those spans from /api/roofline, whose answer has the same shape as the
 // server's d.roofline, so one function fills them all.
+import { formatCount } from "./numbers.js";
 
 // The page's defaults (views/sections_roofline.DEFAULTS); used when the URL state has no value.
 export const DEFAULTS = {
@@ -51,11 +52,12 @@ function numberFormat(kind, digits) {
   return formats.get(key);
 }
 
-// fmt is "num:1", "pct:0", "x:2" (a factor, with ×) or "text".
+// fmt is "num:1", "pct:0", "x:2" (a factor, with ×), "big:0" (a count: 80.3亿 in Chinese) or "text".
 export function format(value, fmt) {
   if (fmt === "text") return value === null || value === undefined ? "–" : String(value);
   if (value === null || value === undefined || (typeof value === "number" && !Number.isFinite(value))) return "–";
   const [kind, d] = fmt.split(":");
+  if (kind === "big") return formatCount(value);
   const s = numberFormat(kind, Number(d) || 0).format(value);
   return kind === "x" ? `${s}×` : s;
 }
@@ -253,15 +255,24 @@ export function baseLayout(ctx, { xTitle, yTitle, yLog = true }) {
     xaxis: { title: { text: xTitle }, type: "log", gridcolor: c.line, linecolor: c.muted, zeroline: false,
              range: [-0.05, Math.log10(1024) + 0.05],
              tickvals: [1, 4, 16, 64, 256, 1024], ticktext: ["1", "4", "16", "64", "256", "1024"] },
-    // Log axes ticked at powers of ten only: plotly's minor 2 and 5 labels read as data.
+    // Log axes ticked at powers of ten only: plotly's minor 2 and 5 labels read as data. The
+    // labels are the page's counts (10,000 in English, 1万 in Chinese); plotly shows the ones
+    // inside the axis range.
     yaxis: yLog
-      ? { title: { text: yTitle }, type: "log", dtick: 1, tickformat: ",.0f", gridcolor: c.line,
-          linecolor: c.muted, zeroline: false }
+      ? { title: { text: yTitle }, type: "log", tickmode: "array", tickvals: POWERS, ticktext: POWERS.map((v) => formatCount(v)),
+          gridcolor: c.line, linecolor: c.muted, zeroline: false }
       : { title: { text: yTitle }, type: "linear", gridcolor: c.line, linecolor: c.muted, zeroline: false },
     legend: { orientation: "h", x: 0, y: 1.02, yanchor: "bottom" },
     showlegend: true,
     hovermode: "x unified",
   };
+}
+
+const POWERS = Array.from({ length: 13 }, (_, k) => 10 ** k);
+
+// Hover text for a throughput curve: each point's count as the page writes it.
+export function countHover(ys) {
+  return { customdata: ys.map((y) => formatCount(y)), hovertemplate: "%{customdata}<extra></extra>" };
 }
 
 export const PLOT_CONFIG = { displayModeBar: false, responsive: true, scrollZoom: false };
