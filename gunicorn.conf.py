@@ -57,7 +57,11 @@ def when_ready(server):
         return
     client = app.test_client()
     headers = {"Accept-Encoding": "gzip, deflate, br, zstd"}
-    for lang in ("en", "zh"):
-        for path in (f"/{lang}/specdec/", f"/embed/{lang}/specdec/"):
-            resp = client.get(path, headers=headers)
-            server.log.info("warmed %s: %s", path, resp.status_code)
+    # The render cache is keyed by Host (pages print their own address), so warm it under the
+    # address readers use: each TCP address gunicorn binds (a unix socket has none to warm).
+    hosts = [a for a in server.cfg.bind if not a.startswith(("unix:", "fd://"))] or ["localhost"]
+    for host in hosts:
+        for lang in ("en", "zh"):
+            for path in (f"/{lang}/specdec/", f"/embed/{lang}/specdec/"):
+                resp = client.get(path, headers=headers, base_url=f"http://{host}")
+                server.log.info("warmed http://%s%s: %s", host, path, resp.status_code)
