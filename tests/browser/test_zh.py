@@ -209,3 +209,33 @@ def test_en_large_numbers_keep_every_digit(page, live_url):
     _load(page, f"{live_url}/en/specdec/")
     params = _api(live_url, "/api/roofline")["model"]["params"]
     assert page.locator('#onebyone [data-field="model.params"]').inner_text() == f"{params:,}"
+
+
+# ---- the lab's file control -----------------------------------------------------------------------
+
+def test_zh_file_control_speaks_chinese_and_works_from_the_keyboard(browser, live_url):
+    ctx = browser.new_context(viewport={"width": 390, "height": 844})
+    pg = ctx.new_page()
+    _load(pg, f"{live_url}/embed/zh/specdec/lab/")
+    button = pg.locator("#lab label.lab-file-button[for=lab-file]")
+    name = pg.locator("#lab [data-out=file-name]")
+    # What a reader sees is the catalog's Chinese, not the browser's "Choose File / No file chosen".
+    for text in (button.inner_text(), name.inner_text()):
+        assert HAN.search(text) and not re.search(r"[A-Za-z]", text), text
+    # The input itself is out of sight but in the tab order, named by the visible button.
+    box = pg.locator("#lab-file").bounding_box()
+    assert box["width"] <= 1 and box["height"] <= 1, box
+    assert pg.locator("#lab-file").evaluate("e => e.labels.length === 1 && e.labels[0].classList.contains('lab-file-button')")
+    pg.locator("#lab-textarea").focus()
+    pg.keyboard.press("Tab")
+    assert pg.evaluate("() => document.activeElement.id") == "lab-file"
+    # Focus shows on the button the reader sees.
+    assert button.evaluate("e => getComputedStyle(e).outlineStyle") == "solid"
+    with pg.expect_file_chooser() as chooser:  # Space opens the file picker, as on a native control
+        pg.keyboard.press(" ")
+    chooser.value.set_files(files=[{"name": "歌词.txt", "mimeType": "text/plain", "buffer": "啦啦啦。".encode() * 40}])
+    expect(name).to_have_text("歌词.txt")
+    # A click on the button opens it too.
+    with pg.expect_file_chooser():
+        button.click()
+    ctx.close()

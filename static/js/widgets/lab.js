@@ -55,6 +55,12 @@ export function mount(el, ctx) {
     return info;
   }
 
+  // The chosen file's name, in place of the browser's own (English) words.
+  const fileName = out("file-name");
+  file.addEventListener("change", () => {
+    if (fileName) fileName.textContent = file.files && file.files[0] ? file.files[0].name : t("no_file");
+  });
+
   async function readInput() {
     if (file.files && file.files[0]) {
       const f = file.files[0];
