@@ -132,6 +132,20 @@ def test_bad_parameter_is_400_naming_it(client, path, param, value):
 
 
 def test_caps_at_the_limit_are_allowed(client):
-    assert get(client, "/api/run", tokens=200, gamma=8).status_code == 200
-    assert get(client, "/api/run", tokens=105, gamma=16).status_code == 200  # tokens × (γ+1) ≤ 1800
+    # tokens × (γ+1) ≤ 1800 for statistics alone, ≤ 900 with the trace of every pass.
+    assert get(client, "/api/run", tokens=200, gamma=8, trace=0).status_code == 200
+    assert get(client, "/api/run", tokens=105, gamma=16, trace=0).status_code == 200
+    assert get(client, "/api/run", tokens=100, gamma=8).status_code == 200
+    assert get(client, "/api/run", tokens=52, gamma=16).status_code == 200
+    assert get(client, "/api/run", tokens=200, gamma=3).status_code == 200
+
+
+def test_untraced_run_is_the_traced_run_without_its_passes(client):
+    traced = get(client, "/api/run", tokens=60, gamma=5, seed=4).get_json()
+    counted = get(client, "/api/run", tokens=60, gamma=5, seed=4, trace=0).get_json()
+    assert "steps" not in counted and traced["steps"]
+    assert counted["params"]["trace"] is False and traced["params"]["trace"] is True
+    for key in ("tokens", "alpha", "acceptance_rate", "tokens_per_pass", "passes", "accepted_hist",
+                "overlap", "tokens_per_pass_formula", "context"):
+        assert counted[key] == traced[key], key
     assert get(client, "/api/tubes", rounds=20, trials=200).status_code == 200

@@ -93,16 +93,19 @@ LARGEST_RUNS = [
 ]
 
 
+@pytest.mark.parametrize("trace", [1, 0])
 @pytest.mark.parametrize("args", LARGEST_RUNS, ids=lambda a: "-".join(map(str, a.values())))
-def test_largest_run_does_bounded_work(client, monkeypatch, args):
+def test_largest_run_does_bounded_work(client, monkeypatch, args, trace):
     gamma = CAPS["gamma"]
-    tokens = spec_api.MAX_POSITIONS // (gamma + 1)  # 1800 // 17 = 105: the joint cap at γ = 16
+    # The joint cap at γ = 16: 900 // 17 = 52 tokens traced, 1800 // 17 = 105 counted only.
+    tokens = (spec_api.MAX_TRACED_POSITIONS if trace else spec_api.MAX_POSITIONS) // (gamma + 1)
     count = Counter(monkeypatch)
-    r = client.get("/api/run", query_string={**args, "tokens": tokens, "gamma": gamma,
+    r = client.get("/api/run", query_string={**args, "tokens": tokens, "gamma": gamma, "trace": trace,
                                              "seed": 7, "context": "x" * 200})
     assert r.status_code == 200
     body = r.get_json()
-    passes = len(body["steps"])
+    passes = body["passes"]
+    assert ("steps" in body) == bool(trace)
     # Every pass writes at least one token, so there are at most `tokens` passes.
     assert 1 <= passes <= tokens
     assert len(body["tokens"]) == tokens
@@ -122,13 +125,19 @@ def test_largest_run_does_bounded_work(client, monkeypatch, args):
 
 
 def test_tokens_and_gamma_are_capped_jointly(client):
-    # 200 tokens are allowed up to γ = 8 (200 × 9 = 1800 positions); at γ = 16, 1800 // 17 = 105.
-    assert client.get("/api/run?tokens=200&gamma=8").status_code == 200
-    assert client.get("/api/run?tokens=105&gamma=16").status_code == 200
-    r = client.get("/api/run?tokens=106&gamma=16")
+    # Counted only: 200 tokens up to γ = 8 (200 × 9 = 1800 positions); at γ = 16, 1800 // 17 = 105.
+    assert client.get("/api/run?tokens=200&gamma=8&trace=0").status_code == 200
+    assert client.get("/api/run?tokens=105&gamma=16&trace=0").status_code == 200
+    r = client.get("/api/run?tokens=106&gamma=16&trace=0")
     assert r.status_code == 400
     err = r.get_json()["error"]
     assert err["param"] == "tokens" and err["allowed"] == "integer 1..105 when gamma is 16"
+    # Traced: 900 positions, so 100 tokens at γ = 8 (900 // 9) and 52 at γ = 16 (900 // 17).
+    assert client.get("/api/run?tokens=100&gamma=8").status_code == 200
+    r = client.get("/api/run?tokens=101&gamma=8")
+    assert r.status_code == 400
+    assert r.get_json()["error"]["allowed"] == "integer 1..100 when gamma is 8 and trace is 1"
+    assert client.get("/api/run?tokens=53&gamma=16").status_code == 400
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

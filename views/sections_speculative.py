@@ -92,20 +92,24 @@ def generate_run(lang, draft, gamma, greedy, rule, tokens, seed, context=""):
     return run, ctx_tokens, M
 
 
-def run_json(lang, draft, gamma, greedy, rule, tokens, seed, context="", run=None):
+def run_json(lang, draft, gamma, greedy, rule, tokens, seed, context="", run=None, trace=True):
     """The API's answer for /api/run; ``run`` (from ``generate_run``, possibly cut with
-    ``Run.head``) spares generating it again."""
+    ``Run.head``) spares generating it again. ``trace=False`` leaves out the passes ("steps"):
+    the statistics, tokens and overlaps alone, for readers that only count."""
     from sim import theory
     if run is None:
         run, ctx_tokens, M = generate_run(lang, draft, gamma, greedy, rule, tokens, seed, context)
     else:
         M, ctx_tokens, _ids = _context_ids(lang, context)
-    out = run.to_json(M.vocab, top=0)  # the widgets draw no top lists; residual rows come below
-    for step, sj in zip(run.steps, out["steps"]):
-        sj["residual_rows"] = _residual_rows(step, M.vocab)
+    if trace:
+        out = run.to_json(M.vocab, top=0)  # the widgets draw no top lists; residual rows below
+        for step, sj in zip(run.steps, out["steps"]):
+            sj["residual_rows"] = _residual_rows(step, M.vocab)
+    else:
+        out = {"tokens": M.decode(run.tokens), **run.stats(), "overlap": run.overlaps[:len(run.tokens)]}
     out["context"] = ctx_tokens
     out["params"] = {"lang": lang, "draft": draft, "gamma": gamma, "greedy": greedy,
-                     "rule": rule, "tokens": tokens, "seed": seed}
+                     "rule": rule, "tokens": tokens, "seed": seed, "trace": trace}
     out["tokens_per_pass_formula"] = (theory.expected_tokens(out["alpha"], gamma)
                                       if out["alpha"] is not None else None)
     return out
@@ -191,10 +195,8 @@ def data(lang: str, state: dict) -> dict:
     # what running them from the same seed would give.
     full, _ctx, M = generate_run(lang, draft, gamma, greedy, rule, ALPHA_RUN_TOKENS, seed)
     run = run_json(lang, draft, gamma, greedy, rule, PAGE_RUN_TOKENS, seed, run=full.head(PAGE_RUN_TOKENS))
-    long_run = {**full.stats(), "tokens": M.decode(full.tokens), "overlap": full.overlaps}
+    long_run = run_json(lang, draft, gamma, greedy, rule, ALPHA_RUN_TOKENS, seed, run=full, trace=False)
     alpha = float(long_run["alpha"])
-    from sim import theory
-    long_run["tokens_per_pass_formula"] = theory.expected_tokens(alpha, gamma)
     tubes = tubes_json(lang, "bigram", rule, 1, TUBES_TRIALS, seed)
     # Section 8 works from α as printed (3 decimals), as its widget does, so prose and widget
     # round to the same speed-up (0.6462 gives 1.80 at the best γ, 0.646 gives 1.79).
@@ -203,8 +205,8 @@ def data(lang: str, state: dict) -> dict:
     # The bench's readouts without scripts: its own run's α and the speed-up on paper from it, as
     # its script computes them (section 9's numbers use section 7's longer run instead).
     from sim import roofline
-    bench_run = full.head(BENCH_RUN_TOKENS).stats()
-    bench_run["tokens_per_pass_formula"] = theory.expected_tokens(bench_run["alpha"], gamma)
+    bench_run = run_json(lang, draft, gamma, greedy, rule, BENCH_RUN_TOKENS, seed,
+                         run=full.head(BENCH_RUN_TOKENS), trace=False)
     paper = roofline.speculative(state.get("gpu", "h100-sxm"), state.get("model", "llama-3.1-8b"),
                                  int(state.get("batch", 64)), int(state.get("ctx", 4096)), gamma,
                                  min(1.0, max(0.0, float(bench_run["alpha"] or 0.0))), c)

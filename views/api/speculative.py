@@ -18,9 +18,12 @@ MAX_TOKENS = 200   # tokens written by one /api/run
 MAX_ROUNDS = 20    # rounds of the tubes experiment per request
 MAX_TRIALS = 200   # trials per round
 MAX_GAMMA = 16     # guesses per pass
-# Target positions one run may trace, tokens × (γ+1): 200 tokens at γ ≤ 8, fewer above. The trace
-# reads the target at every position of every pass, so this bounds the work whatever γ is.
+# Target positions one run may cover, tokens × (γ+1): the target reads every position of every
+# pass, so this bounds the work whatever γ is. Statistics alone (trace=0): 200 tokens at γ ≤ 8.
+# With the trace of every pass (about 2.5 times the work, bench/cpu.py): 100 tokens at γ = 8,
+# 200 at γ ≤ 3 (the widgets' traced runs are 40 and 60 tokens).
 MAX_POSITIONS = MAX_TOKENS * 9
+MAX_TRACED_POSITIONS = MAX_POSITIONS // 2
 
 RUN_SPEC = {
     "lang": Param.choice(sc.LANGS, default="en"),
@@ -31,6 +34,7 @@ RUN_SPEC = {
     "tokens": Param.int(1, MAX_TOKENS, default=40),
     "seed": Param.int(0, 2147483647, default=1),
     "context": Param.text(max_len=200, default=""),
+    "trace": Param.bool(default=True),
 }
 
 TUBES_SPEC = {
@@ -53,12 +57,13 @@ THEORY_SPEC = {
 @bp.get("/run")
 def run():
     v = parse(request.args, RUN_SPEC)
-    most = MAX_POSITIONS // (v["gamma"] + 1)
+    most = min(MAX_TOKENS, (MAX_TRACED_POSITIONS if v["trace"] else MAX_POSITIONS) // (v["gamma"] + 1))
     if v["tokens"] > most:
-        raise ParamError("tokens", f"integer 1..{most} when gamma is {v['gamma']}",
+        raise ParamError("tokens", f"integer 1..{most} when gamma is {v['gamma']}"
+                                   f"{' and trace is 1' if v['trace'] else ''}",
                          _("%(value)s is out of range.", value=v["tokens"]))
     return jsonify(sc.run_json(v["lang"], v["draft"], v["gamma"], v["greedy"], v["rule"],
-                               v["tokens"], v["seed"], v["context"]))
+                               v["tokens"], v["seed"], v["context"], trace=v["trace"]))
 
 
 @bp.get("/tubes")

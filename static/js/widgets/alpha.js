@@ -21,7 +21,7 @@ export function mount(el, ctx) {
   const out = (name) => el.querySelector(`[data-out=${name}]`);
   const strip = el.querySelector(".strip");
   const load = () =>
-    fetchRun(ctx, { tokens: 200 })
+    fetchRun(ctx, { tokens: 200, trace: 0 })  // counts only: no pass-by-pass trace
       .then((run) => {
         out("alpha").textContent = fmt(run.alpha, 3);
         out("acc").textContent = fmt(run.acceptance_rate, 3);

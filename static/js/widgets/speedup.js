@@ -69,7 +69,7 @@ export function mount(el, ctx) {
     const a = raw === null ? NaN : Number(raw);
     return Number.isFinite(a) && a >= 0 && a <= 1 ? a : null;
   };
-  const measure = (fromUser) => fetchRun(ctx, { tokens: 200 }).then((run) => {
+  const measure = (fromUser) => fetchRun(ctx, { tokens: 200, trace: 0 }).then((run) => {
     const measured = Math.round(run.alpha * 1000) / 1000;
     out("alpha-measured").textContent = fmt(measured, 3);
     const pinned = urlAlpha();
