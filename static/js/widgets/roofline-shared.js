@@ -52,12 +52,13 @@ function numberFormat(kind, digits) {
   return formats.get(key);
 }
 
-// fmt is "num:1", "pct:0", "x:2" (a factor, with ×), "big:0" (a count: 80.3亿 in Chinese) or "text".
+// fmt is "num:1", "pct:0", "x:2" (a factor, with ×), "big:0" (a count: 80.3亿 in Chinese; "big:9"
+// for a value given in billions) or "text".
 export function format(value, fmt) {
   if (fmt === "text") return value === null || value === undefined ? "–" : String(value);
   if (value === null || value === undefined || (typeof value === "number" && !Number.isFinite(value))) return "–";
   const [kind, d] = fmt.split(":");
-  if (kind === "big") return formatCount(value);
+  if (kind === "big") return formatCount(value * 10 ** (Number(d) || 0));
   const s = numberFormat(kind, Number(d) || 0).format(value);
   return kind === "x" ? `${s}×` : s;
 }
