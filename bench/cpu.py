@@ -17,18 +17,29 @@ from app import create_app  # noqa: E402
 from sim.ngram import load_models  # noqa: E402
 
 REQUESTS = [
-    ("/api/run, caps (tokens 105, γ 16), unigram draft",
-     "/api/run?tokens=105&gamma=16&draft=unigram&context=" + "x" * 200),
-    ("/api/run, caps (tokens 105, γ 16), bigram, zh", "/api/run?lang=zh&tokens=105&gamma=16&draft=bigram"),
-    ("/api/run, caps (tokens 200, γ 8), unigram draft", "/api/run?tokens=200&gamma=8&draft=unigram"),
-    ("/api/run, sections 7–8 at page γ max (200 tokens, γ 8)", "/api/run?tokens=200&gamma=8"),
-    ("/api/lab/breakeven", "/api/lab/breakeven?gamma=16"),
+    ("/api/run, traced at the caps (52 tokens, γ 16), unigram",
+     "/api/run?tokens=52&gamma=16&draft=unigram&context=" + "x" * 200),
+    ("/api/run, traced at the caps (100 tokens, γ 8), unigram", "/api/run?tokens=100&gamma=8&draft=unigram"),
+    ("/api/run, traced at the caps (52 tokens, γ 16), bigram, zh",
+     "/api/run?lang=zh&tokens=52&gamma=16&draft=bigram"),
+    ("/api/run, counts only at the caps (105 tokens, γ 16), unigram",
+     "/api/run?tokens=105&gamma=16&draft=unigram&trace=0"),
+    ("/api/run, counts only (200 tokens, γ 8): sections 7-8",
+     "/api/run?tokens=200&gamma=8&trace=0"),
     ("/api/run, a widget's request (40 tokens, γ 4)", "/api/run?tokens=40&gamma=4"),
     ("/api/tubes, caps (20 rounds × 200 trials)", "/api/tubes?rounds=20&trials=200"),
     ("/api/dist, top 100", "/api/dist?top=100&context=the"),
     ("/api/theory", "/api/theory?gamma=16"),
     ("/api/roofline", "/api/roofline?batch=1024&ctx=131072"),
+    ("/api/lab/breakeven", "/api/lab/breakeven?gamma=16"),
+    ("/api/lab/run, 200 tokens, γ 8, adaptive (cost)", "/api/lab/run?tokens=200&gamma=8&adapt=cost"),
+    ("/api/lab/run, 100 tokens, γ 8, lookup", "/api/lab/run?gamma=8&draft=lookup"),
+    ("/api/lab/drafts at the caps (100 tokens, γ 8)", "/api/lab/drafts?gamma=8"),
+    ("/api/lab/compare at the caps (100 tokens, γ 8)", "/api/lab/compare?gamma=8&adapt=cost"),
+    ("/api/lab/tubes", "/api/lab/tubes?lang=en"),
     ("/embed/en/specdec/tape/ (render)", "/embed/en/specdec/tape/"),
+    ("/embed/en/specdec/lab/ (render)", "/embed/en/specdec/lab/"),
+    ("/embed/en/specdec/ (whole plate embed, render)", "/embed/en/specdec/"),
     ("/en/specdec/ (whole plate, render)", "/en/specdec/"),
 ]
 
@@ -39,15 +50,26 @@ def clear_model_caches() -> None:
             m.clear_caches()
 
 
+def clear_answer_caches() -> None:
+    """The lab keeps its recent answers (like the render cache, which is off here)."""
+    from views import sections_lab
+    for f in (sections_lab._lab_cached, sections_lab._drafts_cached, sections_lab._compare_cached,
+              sections_lab._tubes_cached):
+        f.cache_clear()
+
+
 def measure(client, url: str, n: int, cold: bool) -> list[float]:
     out = []
     for i in range(n):
+        clear_answer_caches()
         if cold:
             clear_model_caches()
         t = time.process_time()
         # A new seed each time where the route takes one, so no answer repeats.
-        seeded = url.startswith(("/api/run", "/api/tubes", "/en/", "/embed/"))
-        r = client.get(url + (f"&seed={i + 1}" if "?" in url else f"?seed={i + 1}") if seeded else url)
+        seeded = url.startswith(("/api/run", "/api/tubes", "/api/lab/run", "/api/lab/drafts",
+                                 "/api/lab/compare", "/api/lab/tubes", "/en/", "/embed/"))
+        seed = i + 1 + (1000 if cold else 0)
+        r = client.get(url + (f"&seed={seed}" if "?" in url else f"?seed={seed}") if seeded else url)
         out.append((time.process_time() - t) * 1000)
         assert r.status_code == 200, (url, r.status_code)
     return out
@@ -60,11 +82,11 @@ def main(argv=None) -> int:
     for _label, url in REQUESTS:  # load models, choose the default contexts, compile templates
         client.get(url)
     print(f"CPU time per request, ms (median / max of {n}; cold = model caches cleared first)")
-    print(f"{'request':<52} {'warm':>13} {'cold':>13}")
+    print(f"{'request':<62} {'warm':>13} {'cold':>13}")
     for label, url in REQUESTS:
         warm = measure(client, url, n, cold=False)
         cold = measure(client, url, n, cold=True)
-        print(f"{label:<52} {statistics.median(warm):>6.1f} /{max(warm):>5.1f} "
+        print(f"{label:<62} {statistics.median(warm):>6.1f} /{max(warm):>5.1f} "
               f"{statistics.median(cold):>6.1f} /{max(cold):>5.1f}")
     return 0
 

@@ -114,21 +114,32 @@ def compare(target: NGramModel, draft: NGramModel, context: Sequence[int], n_tok
 
     The best fixed γ is picked after the fact (by modelled speed-up), an oracle no server has:
     an adaptive policy that comes close to it without knowing α in advance is doing well."""
+    fixed = {g: generate(target, draft, context, n_tokens, g, np.random.default_rng(seed))
+             for g in range(1, gamma_max + 1)}
+    adaptive = {policy: generate_adaptive(target, draft, context, n_tokens, gamma0,
+                                          np.random.default_rng(seed), policy=policy, c=c,
+                                          gamma_max=gamma_max)
+                for policy in POLICIES}
+    return compare_runs(fixed, adaptive, gamma0, c)
+
+
+def compare_runs(fixed: dict[int, Run], adaptive: dict[str, Run], gamma0: int, c: float) -> dict:
+    """``compare``'s answer from runs already made (fixed γ → run, policy → run), so a caller
+    that keeps runs can reuse them."""
     def summary(run: Run) -> dict:
         passes = len(run.steps)
         written = sum(len(s.written) for s in run.steps)
         return {"tokens_per_pass": written / passes, "passes": passes,
                 "speedup": modelled_speedup(run, c), "gammas": gammas(run)}
 
-    fixed = {g: summary(generate(target, draft, context, n_tokens, g, np.random.default_rng(seed)))
-             for g in range(1, gamma_max + 1)}
-    best = max(fixed, key=lambda g: (fixed[g]["speedup"], -g))
-    out = {"c": c, "gamma0": gamma0, "fixed": {str(g): {k: v for k, v in s.items() if k != "gammas"}
-                                               for g, s in fixed.items()},
-           "best_fixed_gamma": best, "best_fixed": {k: v for k, v in fixed[best].items() if k != "gammas"},
-           "start_fixed": {k: v for k, v in fixed[gamma0].items() if k != "gammas"}}
-    for policy in POLICIES:
-        run = generate_adaptive(target, draft, context, n_tokens, gamma0, np.random.default_rng(seed),
-                                policy=policy, c=c, gamma_max=gamma_max)
+    def bare(s: dict) -> dict:
+        return {k: v for k, v in s.items() if k != "gammas"}
+
+    fixed_s = {g: summary(run) for g, run in fixed.items()}
+    best = max(fixed_s, key=lambda g: (fixed_s[g]["speedup"], -g))
+    out = {"c": c, "gamma0": gamma0, "fixed": {str(g): bare(s) for g, s in fixed_s.items()},
+           "best_fixed_gamma": best, "best_fixed": bare(fixed_s[best]),
+           "start_fixed": bare(fixed_s[gamma0])}
+    for policy, run in adaptive.items():
         out[policy] = summary(run)
     return out

@@ -22,7 +22,7 @@ def test_upload_then_run_on_the_text(client):
     assert run["lookup"]["match_rate"] > 0.8
     # On a refrain the copy draft beats the unigram by far, and (c = 0) its speed-up is its
     # tokens per pass.
-    d = run["drafts"]
+    d = client.get(f"/api/lab/drafts?text={info['text']}&gamma=4").get_json()["drafts"]
     assert d["lookup"]["tokens_per_pass"] > 2 * d["unigram"]["tokens_per_pass"]
     assert d["lookup"]["speedup"] == pytest.approx(d["lookup"]["tokens_per_pass"])
     assert {c["kind"] for c in run["tape"]} <= {"kept", "replaced", "bonus"}
@@ -31,7 +31,37 @@ def test_upload_then_run_on_the_text(client):
 def test_book_is_the_default_and_lookup_is_useless_on_prose(client):
     run = client.get("/api/lab/run?draft=lookup").get_json()
     assert run["source"] == {"book": "en"}
-    assert run["drafts"]["lookup"]["tokens_per_pass"] < run["drafts"]["bigram"]["tokens_per_pass"]
+    drafts = client.get("/api/lab/drafts").get_json()["drafts"]
+    assert drafts["lookup"]["tokens_per_pass"] < drafts["bigram"]["tokens_per_pass"]
+
+
+def test_drafts_table_holds_the_run_of_the_same_draft(client):
+    # The table's row for a draft is that draft's run at the same γ, seed and length.
+    for draft in ("bigram", "lookup"):
+        run = client.get(f"/api/lab/run?draft={draft}&gamma=3&seed=4&c=0.2").get_json()
+        row = client.get("/api/lab/drafts?gamma=3&seed=4&c=0.2").get_json()["drafts"][draft]
+        for key in ("alpha", "tokens_per_pass", "passes", "speedup"):
+            assert row[key] == pytest.approx(run[key]), (draft, key)
+
+
+@pytest.mark.parametrize("path,param,allowed", [
+    ("/api/lab/drafts?gamma=8&tokens=101", "tokens", "integer 1..100 when gamma is 8"),
+    ("/api/lab/drafts?gamma=2&tokens=200", "tokens", "integer 1..200"),
+    ("/api/lab/compare?tokens=101", "tokens", "integer 1..100"),
+    ("/api/lab/compare?draft=lookup", "draft", None),
+    ("/api/lab/compare?adapt=off", "adapt", None),
+    ("/api/lab/drafts?draft=bigram", "draft", None),
+])
+def test_lab_caps_and_choices(client, path, param, allowed):
+    r = client.get(path)
+    if allowed == "integer 1..200":  # 200 × 3 = 600 ≤ 900 positions: within the cap
+        assert r.status_code == 200
+        return
+    assert r.status_code == 400
+    err = r.get_json()["error"]
+    assert err["param"] == param
+    if allowed:
+        assert err["allowed"] == allowed
 
 
 def test_unknown_hash_is_a_404_naming_text(client):
@@ -42,12 +72,16 @@ def test_unknown_hash_is_a_404_naming_text(client):
 
 
 def test_adaptive_comparison(client):
-    j = client.get("/api/lab/run?draft=bigram&adapt=hf&gamma=2&c=0.05&seed=3").get_json()
-    cmp = j["compare"]
+    q = "draft=bigram&adapt=hf&gamma=2&c=0.05&seed=3"
+    j = client.get("/api/lab/run?" + q).get_json()
+    cmp = client.get("/api/lab/compare?" + q).get_json()
     assert cmp["best_fixed"]["speedup"] == max(cmp["fixed"].values())
-    assert cmp["adaptive"]["speedup"] == pytest.approx(j["speedup"])
+    assert cmp["adaptive"]["speedup"] == pytest.approx(j["speedup"])  # the run the lab shows
     assert j["gammas"][0] == 2 and max(j["gammas"]) <= 8
-    assert "compare" not in client.get("/api/lab/run?draft=bigram").get_json()
+    assert "compare" not in j
+    # The fixed γ = 2 entry is the drafts table's bigram run (same seed, γ and length).
+    row = client.get("/api/lab/drafts?gamma=2&c=0.05&seed=3").get_json()["drafts"]["bigram"]
+    assert cmp["fixed"]["2"] == pytest.approx(row["speedup"])
 
 
 def test_tubes_and_map(client):

@@ -27,6 +27,8 @@ SPECS: dict[str, dict[str, Param]] = {
     "/api/theory": speculative.THEORY_SPEC,
     "/api/roofline": roofline.SPEC,
     "/api/lab/run": lab.RUN_SPEC,
+    "/api/lab/drafts": lab.DRAFTS_SPEC,
+    "/api/lab/compare": lab.COMPARE_SPEC,
     "/api/lab/tubes": lab.TUBES_SPEC,
     "/api/lab/breakeven": lab.MAP_SPEC,
 }

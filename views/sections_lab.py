@@ -22,6 +22,10 @@ ADAPT = ("off", "hf", "cost")
 GAMMA_MAX = 8          # as the page's γ control (views.plate.STATE_SPEC)
 RUN_TOKENS = 100       # tokens the lab writes per run (the API allows up to MAX_TOKENS)
 MAX_TOKENS = 200
+# Caps on the work of one request (views/api/lab.py), in target positions, tokens × (γ+1), per
+# run: the drafts' table makes four runs, the comparison nine (γ = 1..8 and the policy's).
+DRAFTS_MAX_POSITIONS = 900   # 100 tokens at γ = 8
+COMPARE_MAX_TOKENS = 100
 HISTORY_TOKENS = 400   # how much of the reader's text the lookup may copy from (the run's prompt)
 TUBES_TRIALS = 200     # first tokens drawn per tube
 TUBES_SHOWN = 8        # tokens with their own bar
@@ -139,7 +143,6 @@ def _tape(run, vocab) -> list[dict]:
 @lru_cache(maxsize=64)
 def _lab_cached(key: str, lang: str, text: str, draft: str, gamma: int, adapt: str, seed: int,
                 c: float, tokens: int) -> dict:
-    from sim.adaptive import compare
     from sim.lookup import lookup_stats
     src = source(lang, text)
     vocab = src.vocab
@@ -156,25 +159,51 @@ def _lab_cached(key: str, lang: str, text: str, draft: str, gamma: int, adapt: s
     }
     if draft == "lookup":
         out["lookup"] = lookup_stats(run)
-    # Every draft on the same text and seed, γ fixed: where the lookup shines and where not.
-    out["drafts"] = {}
-    for d in DRAFTS:
-        r = run if (d == draft and adapt == "off") else _run(src, d, gamma, "off", seed, c, tokens)
-        out["drafts"][d] = _summary(r, LOOKUP_C if d == "lookup" else c)
-    if adapt != "off" and draft != "lookup":
-        T = src.models["trigram"]
-        cmp = compare(T, src.models[draft], src.history, tokens, gamma, seed, c, gamma_max=GAMMA_MAX)
-        out["compare"] = {"best_fixed_gamma": cmp["best_fixed_gamma"], "best_fixed": cmp["best_fixed"],
-                          "start_fixed": cmp["start_fixed"],
-                          "fixed": {g: s["speedup"] for g, s in cmp["fixed"].items()},
-                          "adaptive": {k: v for k, v in cmp[adapt].items() if k != "gammas"}}
     return out
 
 
 def lab_json(lang: str, text: str, draft: str, gamma: int, adapt: str, seed: int, c: float,
              tokens: int = RUN_TOKENS) -> dict:
+    """The lab's run with the chosen draft: its tape and its numbers (one run)."""
     src = source(lang, text)   # raises UnknownText before anything is cached
     return _lab_cached(src.key, lang, text, draft, gamma, adapt, seed, c, tokens)
+
+
+@lru_cache(maxsize=64)
+def _drafts_cached(key: str, lang: str, text: str, gamma: int, seed: int, c: float, tokens: int) -> dict:
+    src = source(lang, text)
+    return {"drafts": {d: _summary(_run(src, d, gamma, "off", seed, c, tokens), LOOKUP_C if d == "lookup" else c)
+                       for d in DRAFTS}}
+
+
+def drafts_json(lang: str, text: str, gamma: int, seed: int, c: float, tokens: int = RUN_TOKENS) -> dict:
+    """Every draft on the same text and seed, γ fixed: where the lookup shines and where not
+    (four runs)."""
+    src = source(lang, text)
+    return _drafts_cached(src.key, lang, text, gamma, seed, c, tokens)
+
+
+@lru_cache(maxsize=64)
+def _compare_cached(key: str, lang: str, text: str, draft: str, gamma: int, adapt: str, seed: int,
+                    c: float, tokens: int) -> dict:
+    from sim.adaptive import compare_runs
+    src = source(lang, text)
+    fixed = {g: _run(src, draft, g, "off", seed, c, tokens) for g in range(1, GAMMA_MAX + 1)}
+    cmp = compare_runs(fixed, {adapt: _run(src, draft, gamma, adapt, seed, c, tokens)}, gamma, c)
+    return {"best_fixed_gamma": cmp["best_fixed_gamma"], "best_fixed": cmp["best_fixed"],
+            "start_fixed": cmp["start_fixed"],
+            "fixed": {g: s["speedup"] for g, s in cmp["fixed"].items()},
+            "adaptive": {k: v for k, v in cmp[adapt].items() if k != "gammas"}}
+
+
+def compare_json(lang: str, text: str, draft: str, gamma: int, adapt: str, seed: int, c: float,
+                 tokens: int = RUN_TOKENS) -> dict:
+    """The adaptive policy ``adapt`` from γ against every fixed γ in 1..8, same seed (nine runs).
+    Only for a model draft and a policy other than "off"."""
+    if draft == "lookup" or adapt == "off":
+        raise ValueError("the comparison needs a model draft and an adaptive policy")
+    src = source(lang, text)
+    return _compare_cached(src.key, lang, text, draft, gamma, adapt, seed, c, tokens)
 
 
 # ---- tubes and the break-even map -------------------------------------------------------------
@@ -235,7 +264,10 @@ def data(lang: str, state: dict) -> dict:
     seed = int(state.get("seed", 1))
     draft = state.get("ldraft", "bigram")
     adapt = state.get("adapt", "off")
-    lab = lab_json(src_lang, text, draft, gamma, adapt, seed, c)
+    lab = {**lab_json(src_lang, text, draft, gamma, adapt, seed, c),
+           **drafts_json(src_lang, text, gamma, seed, c)}
+    if adapt != "off" and draft != "lookup":
+        lab["compare"] = compare_json(src_lang, text, draft, gamma, adapt, seed, c)
     return {"lab": {
         **lab, "tlang": tlang, "text_missing": missing,
         "tubes": tubes_json(src_lang, text, seed),

@@ -1,7 +1,9 @@
 """JSON routes for section 14, the lab: a reader's own text, runs on it, tubes, the break-even map.
 
   POST /api/lab/text?lang=en|zh   body: the text (UTF-8, ≤ 2 MB)  -> {"text": sha256, tokens, ...}
-  GET  /api/lab/run               text, lang, draft, gamma, adapt, seed, c, tokens
+  GET  /api/lab/run               text, lang, draft, gamma, adapt, seed, c, tokens  (one run)
+  GET  /api/lab/drafts            text, lang, gamma, seed, c, tokens  (every draft, four runs)
+  GET  /api/lab/compare           text, lang, draft, gamma, adapt, seed, c, tokens  (nine runs)
   GET  /api/lab/tubes             text, lang, seed
   GET  /api/lab/breakeven         gamma, c
 
@@ -31,6 +33,12 @@ RUN_SPEC = {
     "c": Param.float(0.0, 1.0, default=0.1),
     "tokens": Param.int(1, lab.MAX_TOKENS, default=lab.RUN_TOKENS),
 }
+# The drafts' table: every draft at the run's γ (no draft or policy of its own).
+DRAFTS_SPEC = {k: p for k, p in RUN_SPEC.items() if k not in ("draft", "adapt")}
+# The comparison: a model draft (the lookup has no γ to adapt) and a policy.
+COMPARE_SPEC = {**RUN_SPEC,
+                "draft": Param.choice(tuple(d for d in lab.DRAFTS if d != "lookup"), default="bigram"),
+                "adapt": Param.choice(tuple(a for a in lab.ADAPT if a != "off"), default="hf")}
 TUBES_SPEC = {"text": TEXT, "lang": Param.choice(lab.LANGS, default="en"), "seed": SEED}
 MAP_SPEC = {"gamma": Param.int(1, 16, default=4), "c": Param.float(0.0, 1.0, default=0.1)}
 UPLOAD_SPEC = {"lang": Param.choice(lab.LANGS, default="en")}
@@ -74,6 +82,35 @@ def lab_run():
     try:
         return jsonify(lab.lab_json(v["lang"], text, v["draft"], v["gamma"], v["adapt"], v["seed"],
                                     v["c"], v["tokens"]))
+    except lab.UnknownText:
+        return _unknown(text)
+
+
+def _cap_tokens(v: dict, most: int, when: str) -> None:
+    if v["tokens"] > most:
+        raise ParamError("tokens", f"integer 1..{most}{when}",
+                         _("%(value)s is out of range.", value=v["tokens"]))
+
+
+@bp.get("/lab/drafts")
+def lab_drafts():
+    v = parse(request.args, DRAFTS_SPEC)
+    _cap_tokens(v, lab.DRAFTS_MAX_POSITIONS // (v["gamma"] + 1), f" when gamma is {v['gamma']}")
+    text = _text_param(v)
+    try:
+        return jsonify(lab.drafts_json(v["lang"], text, v["gamma"], v["seed"], v["c"], v["tokens"]))
+    except lab.UnknownText:
+        return _unknown(text)
+
+
+@bp.get("/lab/compare")
+def lab_compare():
+    v = parse(request.args, COMPARE_SPEC)
+    _cap_tokens(v, lab.COMPARE_MAX_TOKENS, "")
+    text = _text_param(v)
+    try:
+        return jsonify(lab.compare_json(v["lang"], text, v["draft"], v["gamma"], v["adapt"],
+                                        v["seed"], v["c"], v["tokens"]))
     except lab.UnknownText:
         return _unknown(text)
 

@@ -192,10 +192,19 @@ export function mount(el, ctx) {
     };
     el.dataset.loading = "1";
     try {
+      // The run first (it re-sends a text the server lost), then the rest side by side: each
+      // request stays small (the server caps the work of one), the table of drafts and the
+      // comparison with fixed γ are requests of their own.
       const run = await withText(() => ctx.api("/api/lab/run", params));
-      const tubes = await withText(() => ctx.api("/api/lab/tubes", { text: params.text, lang, seed: params.seed }));
+      const { draft: _d, adapt: _a, ...common } = params;
+      const [tubes, drafts, compare] = await Promise.all([
+        withText(() => ctx.api("/api/lab/tubes", { text: params.text, lang, seed: params.seed })),
+        withText(() => ctx.api("/api/lab/drafts", common)),
+        params.adapt !== "off" && params.draft !== "lookup"
+          ? withText(() => ctx.api("/api/lab/compare", params)) : null,
+      ]);
       if (mine !== seq) return;
-      drawRun(run);
+      drawRun({ ...run, drafts: drafts.drafts, compare });
       drawTubes(tubes);
       el.querySelector(".spec-error")?.remove();
       el.dataset.source = text ? "text" : "book";
