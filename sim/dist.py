@@ -59,7 +59,7 @@ class Support:
     def cut(self) -> np.ndarray:
         """P_1 mass of idx[0..j], for each j."""
         if self._cut is None:
-            self._cut = np.cumsum(self.base.p[self.idx])
+            self._cut = self.base.p[self.idx].cumsum()
         return self._cut
 
     @property
@@ -150,7 +150,7 @@ class Dist:
         The explicit entries come first, then the tokens off the list in vocabulary order; like
         any inversion of a cumulative sum it is exact, and it uses one uniform per draw."""
         if self._cum is None:
-            self._cum = np.cumsum(self.val)
+            self._cum = self.val.cumsum()
         on = float(self._cum[-1]) if self.val.size else 0.0
         t = u * (on + self.off)
         if t < on or self.off <= 0.0:

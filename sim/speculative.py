@@ -188,12 +188,13 @@ def verify(step: Step, rng: np.random.Generator) -> Step:
     Each position of the pass is looked up when the check reaches it."""
     for i, (x, q) in enumerate(zip(step.guesses, step.q_dists)):
         p = step.p_at(i)
+        px, qx = p[x], q[x]
         if step.greedy:
             r, accepted = None, x == p.argmax()
         else:
             r = float(rng.random())
-            accepted = step.rule == "keep-draft" or bool(r < p[x] / q[x])
-        step.proposals.append(Proposal(x, float(q[x]), float(p[x]), r, accepted, q, p))
+            accepted = step.rule == "keep-draft" or r < px / qx
+        step.proposals.append(Proposal(x, qx, px, r, accepted, q, p))
         if not accepted:
             if step.greedy:
                 step.replacement = p.argmax()
