@@ -41,6 +41,8 @@ PAPERS = {
     # Cai et al. 2024, Medusa, arXiv:2401.10774: Medusa-1 over 2.2x; Medusa-2 2.3-2.8x
     # (paper abstract and Table 1).
     "medusa1": 2.2, "medusa2_lo": 2.3, "medusa2_hi": 2.8,
+    # The abstract on the arXiv listing (arxiv.org/abs/2401.10774) says 2.3-3.6x for Medusa-2 instead.
+    "medusa2_listing_hi": 3.6,
     # Fu et al. 2024, lookahead decoding, arXiv:2402.02057: up to 1.8x on MT-bench (one GPU);
     # extra arithmetic per step about 120x / 80x / 56x for 7B / 13B / 34B on an A100.
     "lookahead_speedup": 1.8, "lookahead_ops_7b": 120, "lookahead_ops_13b": 80,
