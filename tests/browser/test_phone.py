@@ -1,5 +1,6 @@
-"""The plate on a 390 px phone, in both languages: formulas stay whole, section 10's diagrams fit
-the screen, and the labels of the drawings in sections 1 and 11 stay legible."""
+"""The plate on a 390 px phone, in both languages: formulas stay whole, section 10's diagrams and
+section 12's drawing fit the screen, the labels of the drawings in sections 1, 11 and 12 stay
+legible, and the lab's controls (section 14) fit their boxes."""
 import pytest
 
 pytestmark = pytest.mark.browser
@@ -138,4 +139,84 @@ def test_figures_keep_their_desktop_layout(browser, live_url, lang):
         assert svg.count() == 1 and "rf-diagram--wide" in svg.get_attribute("class")
         texts = svg.evaluate(SVG_TEXTS)
         assert texts["outside"] == [] and texts["overlaps"] == [], (key, texts)
+    svg = pg.locator("#parts svg:visible")
+    assert svg.count() == 1 and "parts-svg--wide" in svg.get_attribute("class")
+    assert svg.evaluate(PARTS_NAMES_IN_BOXES) == []
+    ctx.close()
+
+
+# Each part of section 12's drawing: its name must sit inside the part's own box.
+PARTS_NAMES_IN_BOXES = """(svg) => [...svg.querySelectorAll('a')].filter(a => {
+  const r = a.querySelector('rect').getBBox(), t = a.querySelector('text').getBBox();
+  return t.x < r.x || t.y < r.y || t.x + t.width > r.x + r.width || t.y + t.height > r.y + r.height;
+}).map(a => a.textContent.trim())"""
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_parts_drawing_is_legible_on_a_phone(browser, live_url, lang):
+    ctx, pg = _phone(browser)
+    _load(pg, f"{live_url}/{lang}/specdec/")
+    widget = pg.locator("#parts .widget.parts")
+    widget.scroll_into_view_if_needed()
+    svgs = widget.locator("svg:visible")
+    assert svgs.count() == 1  # one drawing shown, not both
+    svg = svgs.first
+    box = svg.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+    texts = svg.evaluate(SVG_TEXTS)
+    small = [(t, px) for t, px in texts["sizes"] if px < 11]
+    assert texts["n"] == 8 and small == [], small
+    assert texts["outside"] == [] and texts["overlaps"] == [], texts
+    assert svg.evaluate(PARTS_NAMES_IN_BOXES) == []
+    # Still every part, each a link to its section, as the list below names them.
+    drawn = svg.locator("a").evaluate_all("as => as.map(a => a.getAttribute('href').split('#')[1])")
+    listed = widget.locator(".parts-list a").evaluate_all("as => as.map(a => a.getAttribute('href').split('#')[1])")
+    assert sorted(drawn) == sorted(listed) and len(listed) == 8
+    assert svg.evaluate("s => document.getElementById(s.getAttribute('aria-labelledby')).textContent.length") > 8
+    assert pg.evaluate("() => document.documentElement.scrollWidth") <= 390
+    ctx.close()
+
+
+# Every control of the lab that a reader sees, and whether it fits: inside its container (the
+# label or row that holds it) and the widget, and, for a drop-down, as wide as its longest option
+# needs (measured on an unconstrained copy), so the chosen option is never cut off.
+LAB_CONTROLS = """(lab) => {
+  const inner = (el) => { const r = el.getBoundingClientRect(), s = getComputedStyle(el);
+    return {l: r.left + parseFloat(s.borderLeftWidth) + parseFloat(s.paddingLeft),
+            r: r.right - parseFloat(s.borderRightWidth) - parseFloat(s.paddingRight)}; };
+  const labBox = inner(lab), bad = [];
+  const controls = [...lab.querySelectorAll('select, input, textarea, button, .btn, output')]
+    .filter(e => e.getClientRects().length && e.getBoundingClientRect().width > 2);
+  for (const c of controls) {
+    const name = c.id || c.className || c.textContent.trim();
+    const r = c.getBoundingClientRect();
+    const holder = c.parentElement.closest('.control, .lab-text-row, .lab-controls, form') || lab;
+    const h = holder.getBoundingClientRect();
+    if (r.left < h.left - 0.5 || r.right > h.right + 0.5) bad.push(`${name} sticks out of ${holder.className}`);
+    if (r.left < labBox.l - 0.5 || r.right > labBox.r + 0.5) bad.push(`${name} sticks out of the lab`);
+    if (c.scrollWidth > c.clientWidth + 1 && c.tagName !== 'SELECT') bad.push(`${name} text cut off`);
+    if (c.tagName === 'SELECT') {
+      const copy = c.cloneNode(true);
+      copy.removeAttribute('id');
+      copy.style.cssText = 'position:absolute; visibility:hidden; width:auto; min-width:0; max-width:none; flex:none';
+      c.parentElement.appendChild(copy);
+      const need = copy.getBoundingClientRect().width;
+      copy.remove();
+      if (r.width < need - 0.5) bad.push(`${name} is ${Math.round(r.width)} px, its options need ${Math.round(need)}`);
+    }
+  }
+  return {n: controls.length, bad};
+}"""
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_lab_controls_fit_their_boxes_on_a_phone(browser, live_url, lang):
+    ctx, pg = _phone(browser)
+    _load(pg, f"{live_url}/{lang}/specdec/")
+    lab = pg.locator("#lab .widget.lab")
+    lab.scroll_into_view_if_needed()
+    result = lab.evaluate(LAB_CONTROLS)
+    # The text box, the file button, four drop-downs, the slider and its output, the seed, two buttons.
+    assert result["n"] >= 10 and result["bad"] == [], result
+    assert pg.evaluate("() => document.documentElement.scrollWidth") <= 390
     ctx.close()
