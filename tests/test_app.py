@@ -1,5 +1,7 @@
 """The app frame with Flask's test client: routes, sections, embeds, 404s, headers, API errors."""
+import random
 import re
+from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
 
@@ -237,6 +239,39 @@ def test_num_and_pct_filters_are_locale_aware(app):
         app.preprocess_request()
         tpl = app.jinja_env.from_string("{{ 13350.4|num(0) }} {{ 0.997|pct(1) }} {{ 4.8|num(2) }} {{ none|num(1) }}")
         assert tpl.render() == "13,350 99.7% 4.80 –"
+
+
+def _render_compact(app, lang, values):
+    with app.test_request_context(f"/{lang}/specdec/"):
+        app.preprocess_request()
+        tpl = app.jinja_env.from_string("{% for v in values %}{{ v|compact }}|{% endfor %}")
+        return tpl.render(values=values).split("|")[:-1]
+
+
+def test_compact_filter_writes_counts_as_each_language_reads_them(app):
+    values = [8030261248, 13350.4, 99_960_000, 9999, 1.5e12, -13350, 10_000, None]
+    # English keeps every digit; Chinese counts in 万/亿/万亿 from 1万 on, three significant
+    # digits, the unit chosen after rounding (99,960,000 is 1亿, not 9996万).
+    assert _render_compact(app, "en", values) == [
+        "8,030,261,248", "13,350", "99,960,000", "9,999", "1,500,000,000,000", "-13,350", "10,000", "–"]
+    assert _render_compact(app, "zh", values) == [
+        "80.3亿", "1.34万", "1亿", "9,999", "1.5万亿", "-1.34万", "1万", "–"]
+    # Over many magnitudes: the Chinese text means the number to three significant digits (half
+    # away from zero, as Intl in the scripts rounds) and English means it to the unit.
+    rng = random.Random(7)
+    many = [rng.uniform(1, 10) * 10 ** rng.randint(4, 15) for _ in range(400)] + [rng.randint(10**4, 10**13) for _ in range(400)]
+    units = {"万": 10**4, "亿": 10**8, "万亿": 10**12}
+    for value, zh, en in zip(many, _render_compact(app, "zh", many), _render_compact(app, "en", many)):
+        m = re.fullmatch(r"(\d+(?:\.\d+)?)(万亿|亿|万)", zh)
+        assert m, (value, zh)
+        digits = m.group(1).replace(".", "").lstrip("0").rstrip("0")
+        assert len(digits) <= 3, (value, zh)
+        exact = Decimal(str(value))
+        want = exact.quantize(Decimal(1).scaleb(exact.adjusted() - 2), rounding=ROUND_HALF_UP)
+        assert Decimal(m.group(1)) * units[m.group(2)] == want, (value, zh)
+        # The largest unit that fits: 1.23亿, never 12300万.
+        assert Decimal(m.group(1)) < 10_000, (value, zh)
+        assert int(en.replace(",", "")) == round(value), (value, en)
 
 
 # ---- API: errors ------------------------------------------------------------------------------------
