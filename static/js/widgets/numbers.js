@@ -1,7 +1,7 @@
 // Counts the way each language reads them (not a widget: shared by roofline-shared.js and lab.js).
 // Chinese groups digits by 10⁴, so from 1万 on a count reads "80.3亿", "1.34万" (three significant
 // digits), not "8,030,261,248"; English keeps every digit. The server writes the same text with the
-// big() macro in templates/plate/_numbers.html, so a refreshed number does not change its form.
+// |compact filter (app.py), so a refreshed number does not change its form.
 const pageLang = () => document.documentElement.lang || "en";
 const formats = new Map();
 function formatter(lang, compact) {
