@@ -26,40 +26,56 @@ from .ngram import NGramModel
 from .speculative import CONTEXT_KEPT, Run, Step, check_args, verify
 
 MAX_NGRAM = 3   # the longest n-gram looked up (Saxena's default is 3 as well)
-# The lookup reads at most this many tokens back; bounds the work per pass (a numpy scan).
-HISTORY_MAX = 20_000
+
+
+class NgramIndex:
+    """Where each n-gram (n = 1..max_ngram) of a growing text last started. Kept up to date as
+    the text grows, so a lookup costs O(n) per pass instead of a scan over the whole text."""
+
+    def __init__(self, text: Sequence[int] = (), max_ngram: int = MAX_NGRAM):
+        self.max_ngram = max_ngram
+        self.text: list[int] = [int(t) for t in text]
+        self._last: dict[tuple[int, ...], int] = {}
+        self._ends = 0   # n-grams ending before this position are indexed
+
+    def append(self, token: int) -> None:
+        self.text.append(int(token))
+
+    def propose(self, gamma: int) -> list[int]:
+        """Up to γ tokens that followed the most recent earlier occurrence of the text's last
+        n-gram. Tries n = max_ngram down to 1; the occurrence must end before the last token, so
+        at least one token follows it. [] when nothing matches (or γ = 0)."""
+        h, L = self.text, len(self.text)
+        if gamma < 1 or L < 2:
+            return []
+        # Index every n-gram ending at position ≤ L − 2: those start before the text's own last
+        # n-gram and have a token after them. Later starts overwrite earlier: the most recent wins.
+        while self._ends <= L - 2:
+            e = self._ends
+            for n in range(1, min(self.max_ngram, e + 1) + 1):
+                self._last[tuple(h[e - n + 1:e + 1])] = e - n + 1
+            self._ends += 1
+        for n in range(min(self.max_ngram, L - 1), 0, -1):
+            j = self._last.get(tuple(h[L - n:]))
+            if j is not None:
+                return h[j + n:j + n + gamma]
+        return []
 
 
 def propose(history: Sequence[int], gamma: int, max_ngram: int = MAX_NGRAM) -> list[int]:
-    """Up to γ tokens that followed the most recent earlier occurrence of the text's last n-gram.
-
-    Tries n = max_ngram down to 1; the occurrence must end before the last token, so at least one
-    token follows it. [] when nothing matches (or γ = 0)."""
-    h = np.asarray(history[-HISTORY_MAX:], dtype=np.int64)
-    L = h.size
-    if gamma < 1 or L < 2:
-        return []
-    for n in range(min(max_ngram, L - 1), 0, -1):
-        tail = h[L - n:]
-        # Start positions j < L − n whose n tokens equal the tail (j + n ≤ L − 1: one token follows).
-        hits = np.ones(L - n, dtype=bool)
-        for k in range(n):
-            hits &= h[k:L - n + k] == tail[k]
-        js = np.flatnonzero(hits)
-        if js.size:
-            start = int(js[-1]) + n
-            return [int(t) for t in h[start:start + gamma]]
-    return []
+    """``NgramIndex(history).propose(gamma)``: for a single lookup."""
+    return NgramIndex(history, max_ngram).propose(gamma)
 
 
 def lookup_step(target: NGramModel, history: Sequence[int], gamma: int, rng: np.random.Generator, *,
-                greedy: bool = False, rule: str = "exact") -> Step:
+                greedy: bool = False, rule: str = "exact", index: NgramIndex | None = None) -> Step:
     """One pass with the lookup draft from the full text so far (``history``, token ids).
 
     The returned Step's ``gamma`` is the number of guesses actually proposed (0..γ): a lookup may
     find fewer than γ tokens, or none (then the step is the target's own token, as a bonus)."""
     check_args(gamma, rule)
-    guesses = propose(history, gamma)
+    # ``index`` (over the same text as ``history``) spares building one for this pass.
+    guesses = (index or NgramIndex(history)).propose(gamma)
     ctx = list(history[-CONTEXT_KEPT:])
     # q is a point mass on each guess: kept with probability p(x), refusals drawn from p without x.
     q_dists = [Dist.point(target.base, x) for x in guesses]
@@ -78,16 +94,18 @@ def generate_lookup(target: NGramModel, history: Sequence[int], n_tokens: int, g
     if n_tokens < 1:
         raise ValueError("n_tokens must be at least 1")
     text = list(history)
+    index = NgramIndex(text)
     start = len(text)
     steps, overlaps = [], []
     while len(text) - start < n_tokens:
-        step = lookup_step(target, text, gamma, rng, greedy=greedy, rule=rule)
+        step = lookup_step(target, text, gamma, rng, greedy=greedy, rule=rule, index=index)
         for i, (tok, _) in enumerate(step.written):
             if i < len(step.proposals):
                 overlaps.append(step.proposals[i].overlap)
             else:
                 overlaps.append(0.0)
             text.append(tok)
+            index.append(tok)
         steps.append(step)
     return Run(tuple(history[-shown_context:]), text[start:start + n_tokens], steps, overlaps, gamma)
 

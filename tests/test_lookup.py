@@ -4,13 +4,37 @@ import numpy as np
 import pytest
 
 from sim import usertext
-from sim.lookup import generate_lookup, lookup_stats, lookup_step, propose
+from sim.lookup import NgramIndex, generate_lookup, lookup_stats, lookup_step, propose
 from sim.ngram import load_models
 from sim.speculative import plain_decode
 from sim.tubes import chi_square
 
 N_DRAWS = 20_000
 SIGNIFICANCE = 1e-3
+
+
+def _scan(h, gamma, max_ngram=3):
+    """The lookup by brute force: the latest j < L − n whose n tokens equal the last n."""
+    L = len(h)
+    if gamma < 1 or L < 2:
+        return []
+    for n in range(min(max_ngram, L - 1), 0, -1):
+        js = [j for j in range(L - n) if h[j:j + n] == h[L - n:]]
+        if js:
+            return h[js[-1] + n:js[-1] + n + gamma]
+    return []
+
+
+def test_index_grown_token_by_token_agrees_with_a_scan():
+    rng = np.random.default_rng(0)
+    for alphabet in (2, 3, 6):
+        h = [int(x) for x in rng.integers(0, alphabet, 300)]
+        index = NgramIndex(h[:5])
+        for L in range(5, len(h) + 1):
+            for gamma in (1, 4):
+                assert index.propose(gamma) == _scan(h[:L], gamma), (alphabet, L, gamma)
+            if L < len(h):
+                index.append(h[L])
 
 
 def test_propose_copies_what_followed_the_last_occurrence():
