@@ -35,7 +35,7 @@ REQUESTS = [
     ("/api/lab/run, 200 tokens, γ 8, adaptive (cost)", "/api/lab/run?tokens=200&gamma=8&adapt=cost"),
     ("/api/lab/run, 100 tokens, γ 8, lookup", "/api/lab/run?gamma=8&draft=lookup"),
     ("/api/lab/drafts at the caps (100 tokens, γ 8)", "/api/lab/drafts?gamma=8"),
-    ("/api/lab/compare at the caps (100 tokens, γ 8)", "/api/lab/compare?gamma=8&adapt=cost"),
+    ("/api/lab/compare at the caps (60 tokens, γ 8)", "/api/lab/compare?gamma=8&adapt=cost"),
     ("/api/lab/tubes", "/api/lab/tubes?lang=en"),
     ("/embed/en/specdec/tape/ (render)", "/embed/en/specdec/tape/"),
     ("/embed/en/specdec/lab/ (render)", "/embed/en/specdec/lab/"),

@@ -60,7 +60,9 @@ def junk() -> st.SearchStrategy[str]:
         st.integers(-10**30, 10**30).map(str),
         st.floats(allow_nan=True, allow_infinity=True).map(repr),
         # Huge: far past every length cap (the API refuses them before any model work).
-        st.tuples(st.characters(), st.integers(201, 5_000)).map(lambda t: t[0] * t[1]),
+        # (No lone surrogates: no URL can carry one, so the test client cannot even send it.)
+        st.tuples(st.characters(exclude_categories=("Cs",)), st.integers(201, 5_000))
+        .map(lambda t: t[0] * t[1]),
     )
 
 

@@ -25,7 +25,9 @@ MAX_TOKENS = 200
 # Caps on the work of one request (views/api/lab.py), in target positions, tokens × (γ+1), per
 # run: the drafts' table makes four runs, the comparison nine (γ = 1..8 and the policy's).
 DRAFTS_MAX_POSITIONS = 900   # 100 tokens at γ = 8
-COMPARE_MAX_TOKENS = 100
+# The comparison makes nine runs (Σ (γ+1) = 44 positions a token for γ = 1..8, and the policy's),
+# so it writes fewer tokens than the run above, and says so.
+COMPARE_TOKENS = 60
 HISTORY_TOKENS = 400   # how much of the reader's text the lookup may copy from (the run's prompt)
 TUBES_TRIALS = 200     # first tokens drawn per tube
 TUBES_SHOWN = 8        # tokens with their own bar
@@ -197,13 +199,13 @@ def _compare_cached(key: str, lang: str, text: str, draft: str, gamma: int, adap
 
 
 def compare_json(lang: str, text: str, draft: str, gamma: int, adapt: str, seed: int, c: float,
-                 tokens: int = RUN_TOKENS) -> dict:
+                 tokens: int = COMPARE_TOKENS) -> dict:
     """The adaptive policy ``adapt`` from γ against every fixed γ in 1..8, same seed (nine runs).
     Only for a model draft and a policy other than "off"."""
     if draft == "lookup" or adapt == "off":
         raise ValueError("the comparison needs a model draft and an adaptive policy")
     src = source(lang, text)
-    return _compare_cached(src.key, lang, text, draft, gamma, adapt, seed, c, tokens)
+    return {**_compare_cached(src.key, lang, text, draft, gamma, adapt, seed, c, tokens), "tokens": tokens}
 
 
 # ---- tubes and the break-even map -------------------------------------------------------------
@@ -273,4 +275,5 @@ def data(lang: str, state: dict) -> dict:
         "tubes": tubes_json(src_lang, text, seed),
         "map": breakeven_json(gamma, c),
         "draft_names": DRAFTS,
+        "compare_tokens": COMPARE_TOKENS,
     }}

@@ -38,7 +38,8 @@ DRAFTS_SPEC = {k: p for k, p in RUN_SPEC.items() if k not in ("draft", "adapt")}
 # The comparison: a model draft (the lookup has no γ to adapt) and a policy.
 COMPARE_SPEC = {**RUN_SPEC,
                 "draft": Param.choice(tuple(d for d in lab.DRAFTS if d != "lookup"), default="bigram"),
-                "adapt": Param.choice(tuple(a for a in lab.ADAPT if a != "off"), default="hf")}
+                "adapt": Param.choice(tuple(a for a in lab.ADAPT if a != "off"), default="hf"),
+                "tokens": Param.int(1, lab.COMPARE_TOKENS, default=lab.COMPARE_TOKENS)}
 TUBES_SPEC = {"text": TEXT, "lang": Param.choice(lab.LANGS, default="en"), "seed": SEED}
 MAP_SPEC = {"gamma": Param.int(1, 16, default=4), "c": Param.float(0.0, 1.0, default=0.1)}
 UPLOAD_SPEC = {"lang": Param.choice(lab.LANGS, default="en")}
@@ -86,16 +87,13 @@ def lab_run():
         return _unknown(text)
 
 
-def _cap_tokens(v: dict, most: int, when: str) -> None:
-    if v["tokens"] > most:
-        raise ParamError("tokens", f"integer 1..{most}{when}",
-                         _("%(value)s is out of range.", value=v["tokens"]))
-
-
 @bp.get("/lab/drafts")
 def lab_drafts():
     v = parse(request.args, DRAFTS_SPEC)
-    _cap_tokens(v, lab.DRAFTS_MAX_POSITIONS // (v["gamma"] + 1), f" when gamma is {v['gamma']}")
+    most = lab.DRAFTS_MAX_POSITIONS // (v["gamma"] + 1)   # four runs of tokens × (γ+1) positions
+    if v["tokens"] > most:
+        raise ParamError("tokens", f"integer 1..{most} when gamma is {v['gamma']}",
+                         _("%(value)s is out of range.", value=v["tokens"]))
     text = _text_param(v)
     try:
         return jsonify(lab.drafts_json(v["lang"], text, v["gamma"], v["seed"], v["c"], v["tokens"]))
@@ -106,7 +104,6 @@ def lab_drafts():
 @bp.get("/lab/compare")
 def lab_compare():
     v = parse(request.args, COMPARE_SPEC)
-    _cap_tokens(v, lab.COMPARE_MAX_TOKENS, "")
     text = _text_param(v)
     try:
         return jsonify(lab.compare_json(v["lang"], text, v["draft"], v["gamma"], v["adapt"],
