@@ -81,6 +81,10 @@ def main(argv=None) -> int:
     client = app.test_client()
     for _label, url in REQUESTS:  # load models, choose the default contexts, compile templates
         client.get(url)
+    # How fast this machine is, to scale the figures to another: one pure-Python reference loop.
+    t = time.process_time()
+    sum(range(10**7))
+    print(f"reference: sum(range(10**7)) takes {time.process_time() - t:.2f} s of CPU here")
     print(f"CPU time per request, ms (median / max of {n}; cold = model caches cleared first)")
     print(f"{'request':<62} {'warm':>13} {'cold':>13}")
     for label, url in REQUESTS:
