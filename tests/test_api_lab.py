@@ -127,3 +127,13 @@ def test_fuzz_upload_never_500(client, raw, lang):
         assert run.status_code == 200
     else:
         assert body["error"]["param"] in ("text", "lang")
+
+
+def test_tubes_note_writes_the_context_as_the_language_does(client):
+    # English tokens are words and marks, joined by spaces (", when"); Chinese characters run on.
+    import re
+    note = re.compile(r'data-out="tubes-note">[^“]*“([^”]*)”')
+    en = client.get("/embed/en/specdec/lab/").get_data(as_text=True)
+    zh = client.get("/embed/zh/specdec/lab/").get_data(as_text=True)
+    assert note.search(en).group(1) == ", when"
+    assert " " not in note.search(zh).group(1)
