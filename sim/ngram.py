@@ -151,10 +151,6 @@ class NGramModel:
         """P(· | context) over the whole vocabulary (read-only array that sums to 1)."""
         return self._dist_cached(self._key(context))
 
-    def prob(self, context: Sequence[int], x: int) -> float:
-        """P(x | context)."""
-        return self.sparse(context)[x]
-
     def sample(self, context: Sequence[int], rng: np.random.Generator) -> int:
         """One token drawn from P(· | context) (one uniform, inverted through the distribution)."""
         return self.sparse(context).sample(rng.random())
