@@ -32,6 +32,10 @@ def open_ready(page, url: str) -> None:
     page.goto(url)
     # main.js sets data-ready once every widget has mounted (or failed and said so).
     page.wait_for_selector("html[data-ready='1']", state="attached", timeout=20_000)
+    # Audit the settled page: widgets still fetching (one widget's measured α updates another's
+    # state right after mounting) are mid-change.
+    page.wait_for_function("() => !document.querySelector('[aria-busy=\"true\"], [data-loading]')",
+                           timeout=20_000)
 
 
 def serious_violations(page, axe_source: str) -> list[str]:
