@@ -29,6 +29,8 @@ from .dist import Base, Dist, Support
 
 MODEL_ORDERS = {"unigram": 1, "bigram": 2, "trigram": 3}
 UNK = -1  # id of a context token outside the vocabulary: the model backs off past it
+# Distributions each model keeps (most recent first out): sparse ones, and dense vectors.
+SPARSE_CACHE, DENSE_CACHE = 4096, 256
 
 
 class _Rows:
@@ -114,7 +116,7 @@ class NGramModel:
     """Witten–Bell interpolated model of one order over a fixed vocabulary."""
 
     def __init__(self, vocab: Sequence[str], unigrams, bigrams, trigrams, order: int, name: str = "",
-                 counts: Counts | None = None):
+                 counts: Counts | None = None, cache_bytes: int | None = None):
         if order not in (1, 2, 3):
             raise ValueError("order must be 1, 2 or 3")
         self.order = order
@@ -125,8 +127,16 @@ class NGramModel:
         # Contexts repeat a lot in running text: keep recent distributions. A sparse one is a few
         # hundred numbers at most, so many fit; the dense vectors (V floats each, 24 kB for
         # English) are only built for callers that want a whole vector, and fewer are kept.
-        self._sparse_cached = lru_cache(maxsize=4096)(self._sparse)
-        self._dist_cached = lru_cache(maxsize=256)(self._dist)
+        n_sparse, n_dense = SPARSE_CACHE, DENSE_CACHE
+        if cache_bytes is not None:
+            # A reader's text may have a huge vocabulary, or a token followed by thousands of
+            # others: keep as many as fit in cache_bytes (a sparse one is at most its widest row
+            # of ids and values, 16 bytes a token; a dense one V floats).
+            widest = max(1, int(np.diff(c.bi.start).max(initial=1)))
+            n_sparse = max(64, min(SPARSE_CACHE, cache_bytes // (16 * widest)))
+            n_dense = max(16, min(DENSE_CACHE, cache_bytes // (8 * max(1, c.V))))
+        self._sparse_cached = lru_cache(maxsize=n_sparse)(self._sparse)
+        self._dist_cached = lru_cache(maxsize=n_dense)(self._dist)
 
     @classmethod
     def from_snapshot(cls, snap: corpus.Snapshot, order: int) -> "NGramModel":
@@ -213,10 +223,12 @@ class NGramModel:
         return 0 if row is None else int(self._tri.total[row])
 
 
-def models_from_counts(vocab, unigrams, bigrams, trigrams) -> dict[str, NGramModel]:
-    """The unigram, bigram and trigram models of one text, sharing one table of counts."""
+def models_from_counts(vocab, unigrams, bigrams, trigrams, cache_bytes: int | None = None
+                       ) -> dict[str, NGramModel]:
+    """The unigram, bigram and trigram models of one text, sharing one table of counts;
+    ``cache_bytes`` bounds each model's kept distributions (see NGramModel)."""
     counts = Counts(vocab, unigrams, bigrams, trigrams)
-    return {name: NGramModel(vocab, None, None, None, order, counts=counts)
+    return {name: NGramModel(vocab, None, None, None, order, counts=counts, cache_bytes=cache_bytes)
             for name, order in MODEL_ORDERS.items()}
 
 

@@ -18,7 +18,6 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import numpy as np
 
@@ -30,7 +29,7 @@ from .ngram import NGramModel, models_from_counts
 MAX_BYTES = 2 * 1024 * 1024   # 2 MiB: a long novel (Alice is about 150 kB) with room to spare
 MIN_TOKENS = 50               # fewer and the trigram has nearly nothing to count
 CACHE_SIZE = 8                # texts kept per process; a 2 MB text's models take tens of MB
-DIST_CACHE_BYTES = 48 * 1024 * 1024  # per model, for its cached distributions (see _bound_caches)
+DIST_CACHE_BYTES = 48 * 1024 * 1024  # per model, for its kept distributions (NGramModel's cache_bytes)
 LANGS = ("en", "zh")
 SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 # Control characters other than tab, newline, carriage return and form feed: a sign of binary data.
@@ -104,24 +103,12 @@ def build(raw: bytes, lang: str) -> UserText:
     snap = count(lang, [tokens])
     # Convert the counts to arrays once, not once per model.
     uni, bi, tri = (np.asarray(snap[k], dtype=np.int64) for k in ("unigrams", "bigrams", "trigrams"))
-    models = models_from_counts(snap["vocab"], uni, bi.reshape(-1, 3), tri.reshape(-1, 4))
+    models = models_from_counts(snap["vocab"], uni, bi.reshape(-1, 3), tri.reshape(-1, 4),
+                                cache_bytes=DIST_CACHE_BYTES)
     index = models["trigram"].index
     ids = np.fromiter((index[t] for t in tokens), dtype=np.int64, count=len(tokens))
     ms = (time.perf_counter() - t0) * 1000.0
-    for m in models.values():
-        _bound_caches(m)
     return UserText(digest(raw), lang, ids, models, ms, len(raw))
-
-
-def _bound_caches(m: NGramModel) -> None:
-    """NGramModel keeps 4096 recent sparse distributions and 256 dense ones; with a large
-    vocabulary (or a token followed by thousands of others) that is gigabytes. Keep as many as
-    fit in ``DIST_CACHE_BYTES`` instead."""
-    widest = int(np.diff(m._bi.start).max()) if m.order >= 2 and m.V else 1
-    n_sparse = max(64, min(4096, DIST_CACHE_BYTES // (16 * max(widest, 1))))  # ids and values
-    n_dense = max(16, min(256, DIST_CACHE_BYTES // (8 * m.V)))                  # V floats each
-    m._sparse_cached = lru_cache(maxsize=n_sparse)(m._sparse)
-    m._dist_cached = lru_cache(maxsize=n_dense)(m._dist)
 
 
 class TextCache:

@@ -85,9 +85,13 @@ def test_disagreeing_context_is_one_where_the_draft_and_target_differ():
 
 
 def test_large_vocabularies_keep_small_distribution_caches():
-    words = " ".join(f"w{i}" for i in range(20_000))
+    # 40,000 different words: the default 256 dense vectors would be 256 × 8 B × 40,001 = 82 MB.
+    words = " ".join(f"w{i}" for i in range(40_000))
     ut = build(words.encode(), "en")
-    assert ut.models["trigram"]._dist_cached.cache_info().maxsize < 4096
+    for m in ut.models.values():
+        assert m._dist_cached.cache_info().maxsize * 8 * m.V <= usertext.DIST_CACHE_BYTES
+        widest = int(np.diff(m._bi.start).max())
+        assert m._sparse_cached.cache_info().maxsize * 16 * widest <= usertext.DIST_CACHE_BYTES
 
 
 @settings(max_examples=150, deadline=None)
