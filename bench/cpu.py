@@ -51,11 +51,9 @@ def clear_model_caches() -> None:
 
 
 def clear_answer_caches() -> None:
-    """The lab keeps its recent answers (like the render cache, which is off here)."""
+    """The lab keeps its recent runs and answers (like the render cache, which is off here)."""
     from views import sections_lab
-    for f in (sections_lab._lab_cached, sections_lab._drafts_cached, sections_lab._compare_cached,
-              sections_lab._tubes_cached):
-        f.cache_clear()
+    sections_lab.clear_caches()
 
 
 def measure(client, url: str, n: int, cold: bool) -> list[float]:

@@ -97,6 +97,14 @@ class Source:
     def vocab(self):
         return self.models["trigram"].vocab
 
+    # One source per key (a book, or a text's hash and language): equal keys, equal models and
+    # prompt, so runs can be kept by source (``_run``).
+    def __eq__(self, other):
+        return isinstance(other, Source) and other.key == self.key
+
+    def __hash__(self):
+        return hash(self.key)
+
 
 def source(lang: str, text: str = "") -> Source:
     """The book of ``lang``, or the cached text of the hash ``text`` (UnknownText if not cached)."""
@@ -116,6 +124,16 @@ def text_info(ut: usertext.UserText) -> dict:
 # ---- runs -------------------------------------------------------------------------------------
 
 def _run(src: Source, draft: str, gamma: int, adapt: str, seed: int, c: float, tokens: int):
+    """One run on the source. Only the cost-model policy reads c, so the key leaves it out
+    otherwise: the lab's run, its drafts' table and its comparison share the runs they have in
+    common (the chosen draft at γ is in the table too)."""
+    adapt = "off" if draft == "lookup" else adapt   # the lookup has no γ to adapt
+    return _run_kept(src, draft, gamma, adapt, seed, c if adapt == "cost" else None, tokens)
+
+
+# A page's lab needs up to 14 runs (its run, four drafts, nine compared); a few states' worth.
+@lru_cache(maxsize=32)
+def _run_kept(src: Source, draft: str, gamma: int, adapt: str, seed: int, c: float | None, tokens: int):
     from sim.adaptive import generate_adaptive
     from sim.lookup import generate_lookup
     from sim.speculative import generate
@@ -125,7 +143,7 @@ def _run(src: Source, draft: str, gamma: int, adapt: str, seed: int, c: float, t
         return generate_lookup(T, src.history, tokens, gamma, rng)
     if adapt != "off":
         return generate_adaptive(T, src.models[draft], src.history, tokens, gamma, rng, policy=adapt,
-                                 c=c, gamma_max=GAMMA_MAX)
+                                 c=c or 0.0, gamma_max=GAMMA_MAX)
     return generate(T, src.models[draft], src.history[-8:], tokens, gamma, rng)
 
 
@@ -246,6 +264,12 @@ def breakeven_json(gamma: int, c: float) -> dict:
     from sim import theory
     return {"gammas": list(MAP_GAMMAS), "cs": list(MAP_CS), "alpha": _map_grid(),
             "gamma": gamma, "c": c, "break_even_alpha": theory.break_even_alpha(gamma, c)}
+
+
+def clear_caches() -> None:
+    """Forget every kept run and answer (the benchmarks time the work, not the caches)."""
+    for f in (_run_kept, _lab_cached, _drafts_cached, _compare_cached, _tubes_cached):
+        f.cache_clear()
 
 
 # ---- the page ---------------------------------------------------------------------------------
