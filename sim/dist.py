@@ -20,6 +20,8 @@ the draft and the target. ``dense()`` gives the ordinary vector where a whole on
 """
 from __future__ import annotations
 
+from itertools import islice
+
 import numpy as np
 
 
@@ -69,15 +71,15 @@ class Support:
             self._below = self.base.cdf[self.idx] - self.cut
         return self._below
 
+    def off_list(self):
+        """The tokens off the list, likeliest under P_1 first (lowest id among equals)."""
+        return (int(w) for w in self.base.order if not self.has(int(w)))
+
     @property
     def first_off(self) -> int:
-        """The likeliest token off the list under P_1 (lowest id among equals), −1 if none."""
+        """The likeliest token off the list, −1 if none (kept: arg-max asks for it every time)."""
         if self._first is None:
-            self._first = -1
-            for w in self.base.order[:self.idx.size + 1]:  # at most |idx| of them are on the list
-                if not self.has(int(w)):
-                    self._first = int(w)
-                    break
+            self._first = next(self.off_list(), -1)
         return self._first
 
     def has(self, w: int) -> bool:
@@ -199,13 +201,7 @@ class Dist:
             j = j[self.val[j] >= kth]
         cand = list(zip(self.sup.idx[j].tolist(), self.val[j].tolist()))
         if self.s > 0:
-            taken = 0
-            for w in self.sup.base.order:
-                if taken == k:
-                    break
-                if not self.sup.has(int(w)):
-                    cand.append((int(w), self.s * float(self.sup.base.p[w])))
-                    taken += 1
+            cand += [(w, self.s * float(self.sup.base.p[w])) for w in islice(self.sup.off_list(), k)]
         cand.sort(key=lambda wv: (-wv[1], wv[0]))
         return cand[:k]
 
