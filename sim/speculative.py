@@ -24,7 +24,7 @@ from typing import Sequence
 import numpy as np
 
 from . import dist as sparse
-from .dist import Dist
+from .dist import Dist, overlap  # overlap: Σ min(p, q), the chance a guess is kept (Definition 3.1)
 from .ngram import NGramModel
 
 RULES = ("exact", "resample-target", "keep-draft")
@@ -33,18 +33,11 @@ GAMMA_MAX = 16
 CONTEXT_KEPT = 8  # the models read at most 2 tokens back; a trace shows a few more for the reader
 
 
-def sample(p: Dist | np.ndarray, rng: np.random.Generator) -> int:
-    """One draw from p by inverting its cumulative sum (much faster than ``rng.choice(p=...)``)."""
-    if isinstance(p, Dist):
-        return p.sample(rng.random())
-    cdf = p.cumsum()
-    return min(int(cdf.searchsorted(rng.random() * cdf[-1], side="right")), p.size - 1)
-
-
 def residual(p, q):
     """max(0, p − q), normalised. Its mass Σ max(0, p − q) is the total variation distance.
 
-    Takes two ``Dist`` (the loop: O(continuations)) or two dense vectors."""
+    Takes two ``Dist`` (the loop: O(continuations)) or two dense vectors (the tubes draw from it
+    thousands of times at once)."""
     if isinstance(p, Dist):
         return sparse.residual(p, q)
     r = np.maximum(p - q, 0.0)
@@ -52,15 +45,6 @@ def residual(p, q):
     # Only when p == q (to rounding) is the mass 0; then a refusal cannot happen except by
     # rounding, and p itself is the right answer.
     return r / mass if mass > 1e-15 else p
-
-
-def overlap(p, q) -> float:
-    """Σ min(p, q): the chance that a guess drawn from q is kept (Leviathan et al., Definition 3.1).
-
-    Two ``Dist`` or two dense vectors."""
-    if isinstance(p, Dist):
-        return sparse.overlap(p, q)
-    return float(np.minimum(p, q).sum())
 
 
 @dataclass
@@ -200,9 +184,9 @@ def verify(step: Step, rng: np.random.Generator) -> Step:
                 step.replacement = p.argmax()
             elif step.rule == "exact":
                 step.residual = residual(p, q)
-                step.replacement = sample(step.residual, rng)
+                step.replacement = step.residual.sample(rng.random())
             else:  # resample-target: the tempting mistake
-                step.replacement = sample(p, rng)
+                step.replacement = p.sample(rng.random())
             return step
     n = len(step.guesses)
     p = step.p_at(n)
