@@ -193,7 +193,7 @@ def data(lang: str, state: dict) -> dict:
 
     # One run of the longest length; the shorter ones are its beginnings (Run.head), exactly
     # what running them from the same seed would give.
-    full, _ctx, M = generate_run(lang, draft, gamma, greedy, rule, ALPHA_RUN_TOKENS, seed)
+    full = generate_run(lang, draft, gamma, greedy, rule, ALPHA_RUN_TOKENS, seed)[0]
     run = run_json(lang, draft, gamma, greedy, rule, PAGE_RUN_TOKENS, seed, run=full.head(PAGE_RUN_TOKENS))
     long_run = run_json(lang, draft, gamma, greedy, rule, ALPHA_RUN_TOKENS, seed, run=full, trace=False)
     alpha = float(long_run["alpha"])
