@@ -112,6 +112,20 @@ def test_selfdraft_diagrams_fit_a_phone_without_scrolling(browser, live_url, lan
 
 
 @pytest.mark.parametrize("lang", LANGS)
+def test_lab_tables_fit_a_phone(browser, live_url, lang):
+    # With adaptive γ on, the lab shows a second table (adaptive against fixed γ); neither table
+    # may push the page sideways, nor need a sideways scroll of its own.
+    ctx, pg = _phone(browser)
+    _load(pg, f"{live_url}/embed/{lang}/specdec/lab/?adapt=hf")
+    assert pg.locator("#lab [data-out=compare]").is_visible()
+    assert pg.evaluate("() => document.documentElement.scrollWidth") <= 390
+    tables = pg.locator("#lab table.lab-table").evaluate_all(
+        "ts => ts.map(t => [t.getBoundingClientRect().right, t.parentElement.clientWidth + t.parentElement.getBoundingClientRect().left])")
+    assert len(tables) >= 2 and all(right <= box + 1 for right, box in tables), tables
+    ctx.close()
+
+
+@pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("anchor", ["onebyone", "reader"])
 def test_figure_labels_are_legible_on_a_phone(browser, live_url, lang, anchor):
     ctx, pg = _phone(browser, reduced_motion="reduce")
