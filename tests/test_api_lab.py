@@ -68,7 +68,9 @@ def test_unknown_hash_is_a_404_naming_text(client):
     r = client.get("/api/lab/run?text=" + "ab" * 32)
     assert r.status_code == 404
     assert r.get_json()["error"]["param"] == "text"
-    assert client.get("/api/lab/tubes?text=" + "ab" * 32).status_code == 404
+    for route in ("tubes", "drafts", "compare"):
+        r = client.get(f"/api/lab/{route}?text=" + "ab" * 32)
+        assert r.status_code == 404 and r.get_json()["error"]["param"] == "text", route
 
 
 def test_adaptive_comparison(client):

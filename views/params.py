@@ -162,6 +162,16 @@ def parse(args: Mapping, spec: Mapping[str, Param]) -> dict:
     return out
 
 
+def cap_positions(v: dict, positions: int, when: str = "") -> None:
+    """The joint cap of a run: tokens × (γ+1) target positions at most (the target reads every
+    position of every pass). Raises ParamError naming ``tokens`` and its range at this γ.
+    (``tokens`` has passed its own range already, so the cap only ever lowers it.)"""
+    most = positions // (v["gamma"] + 1)
+    if v["tokens"] > most:
+        raise ParamError("tokens", f"integer 1..{most} when gamma is {v['gamma']}{when}",
+                         _("%(value)s is out of range.", value=v["tokens"]))
+
+
 def parse_lenient(args: Mapping, spec: Mapping[str, Param]) -> tuple[dict, list[ParamError]]:
     """Like `parse`, but a bad value falls back to the default and is reported, not raised.
 

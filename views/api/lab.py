@@ -18,7 +18,7 @@ from flask_babel import gettext as _
 from sim import usertext
 from views import sections_lab as lab
 from views.api import bp
-from views.params import Param, ParamError, parse
+from views.params import Param, ParamError, cap_positions, parse
 
 SEED = Param.int(0, 2147483647, default=1)
 TEXT = Param.text(max_len=64, default="")
@@ -53,7 +53,10 @@ def _text_param(v: dict) -> str:
     return text
 
 
-def _unknown(text: str):
+@bp.errorhandler(lab.UnknownText)
+def _unknown(_e):
+    # Any lab route given a text this process no longer has (another worker, a restart, an
+    # evicted entry): 404 naming `text`, and the browser sends the text again.
     body = {"error": {"param": "text", "allowed": TEXT_ALLOWED, "status": 404,
                       "message": _("This server no longer has the text; send it again.")}}
     return jsonify(body), 404
@@ -79,47 +82,28 @@ def lab_text():
 @bp.get("/lab/run")
 def lab_run():
     v = parse(request.args, RUN_SPEC)
-    text = _text_param(v)
-    try:
-        return jsonify(lab.lab_json(v["lang"], text, v["draft"], v["gamma"], v["adapt"], v["seed"],
-                                    v["c"], v["tokens"]))
-    except lab.UnknownText:
-        return _unknown(text)
+    return jsonify(lab.lab_json(v["lang"], _text_param(v), v["draft"], v["gamma"], v["adapt"],
+                                v["seed"], v["c"], v["tokens"]))
 
 
 @bp.get("/lab/drafts")
 def lab_drafts():
     v = parse(request.args, DRAFTS_SPEC)
-    most = lab.DRAFTS_MAX_POSITIONS // (v["gamma"] + 1)   # four runs of tokens × (γ+1) positions
-    if v["tokens"] > most:
-        raise ParamError("tokens", f"integer 1..{most} when gamma is {v['gamma']}",
-                         _("%(value)s is out of range.", value=v["tokens"]))
-    text = _text_param(v)
-    try:
-        return jsonify(lab.drafts_json(v["lang"], text, v["gamma"], v["seed"], v["c"], v["tokens"]))
-    except lab.UnknownText:
-        return _unknown(text)
+    cap_positions(v, lab.DRAFTS_MAX_POSITIONS)   # per run; the table makes four
+    return jsonify(lab.drafts_json(v["lang"], _text_param(v), v["gamma"], v["seed"], v["c"], v["tokens"]))
 
 
 @bp.get("/lab/compare")
 def lab_compare():
     v = parse(request.args, COMPARE_SPEC)
-    text = _text_param(v)
-    try:
-        return jsonify(lab.compare_json(v["lang"], text, v["draft"], v["gamma"], v["adapt"],
-                                        v["seed"], v["c"], v["tokens"]))
-    except lab.UnknownText:
-        return _unknown(text)
+    return jsonify(lab.compare_json(v["lang"], _text_param(v), v["draft"], v["gamma"], v["adapt"],
+                                    v["seed"], v["c"], v["tokens"]))
 
 
 @bp.get("/lab/tubes")
 def lab_tubes():
     v = parse(request.args, TUBES_SPEC)
-    text = _text_param(v)
-    try:
-        return jsonify(lab.tubes_json(v["lang"], text, v["seed"]))
-    except lab.UnknownText:
-        return _unknown(text)
+    return jsonify(lab.tubes_json(v["lang"], _text_param(v), v["seed"]))
 
 
 @bp.get("/lab/breakeven")

@@ -8,9 +8,8 @@ from __future__ import annotations
 from flask import jsonify, request
 
 from views.api import bp
-from flask_babel import gettext as _
 
-from views.params import Param, ParamError, parse
+from views.params import Param, cap_positions, parse
 from views import sections_speculative as sc
 
 # Caps (see module docstring): the expensive knobs are bounded here, once.
@@ -57,11 +56,10 @@ THEORY_SPEC = {
 @bp.get("/run")
 def run():
     v = parse(request.args, RUN_SPEC)
-    most = min(MAX_TOKENS, (MAX_TRACED_POSITIONS if v["trace"] else MAX_POSITIONS) // (v["gamma"] + 1))
-    if v["tokens"] > most:
-        raise ParamError("tokens", f"integer 1..{most} when gamma is {v['gamma']}"
-                                   f"{' and trace is 1' if v['trace'] else ''}",
-                         _("%(value)s is out of range.", value=v["tokens"]))
+    if v["trace"]:
+        cap_positions(v, MAX_TRACED_POSITIONS, " and trace is 1")
+    else:
+        cap_positions(v, MAX_POSITIONS)
     return jsonify(sc.run_json(v["lang"], v["draft"], v["gamma"], v["greedy"], v["rule"],
                                v["tokens"], v["seed"], v["context"], trace=v["trace"]))
 
