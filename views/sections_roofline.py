@@ -8,19 +8,11 @@ from __future__ import annotations
 
 from sim import roofline
 
-DEFAULTS = {
-    "gpu": "h100-sxm", "model": "llama-3.1-8b", "batch": 64, "ctx": 4096, "lanes": 9,
-    "gamma": 4, "alpha": 0.6, "c": 0.1,
-}
+from sim.params import BATCH_STOPS, CTX_STOPS, LANE_STOPS, PAGE
 
-# Stops for the batch and context sliders and the x axes of the charts: roughly even on a log
-# scale, so one slider step is always a visible change.
-BATCH_STOPS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024)
-CTX_STOPS = (0, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072)
-# Lanes slider: every count up to 16 (the nine of the plate), then coarser, 296 included because
-# that is about where an H100 keeps up.
-LANE_STOPS = tuple(range(1, 17)) + (20, 24, 32, 40, 48, 64, 80, 96, 128, 160, 192, 256, 296, 384,
-                                    448, 512)
+DEFAULTS = {n: PAGE[n].default for n in ("gpu", "model", "batch", "ctx", "lanes", "gamma", "c")}
+DEFAULTS["alpha"] = 0.6   # where nothing is measured (the API's default)
+
 # Section 9's second chart: speed-up against batch at these contexts (tokens per stream), from
 # weights only to Llama 3.1's 128K window, to show long contexts bringing the gain back.
 IDLE_CONTEXTS = (0, 1024, 4096, 32768)
@@ -188,9 +180,40 @@ def options() -> dict:
     }
 
 
-def data(lang: str, state: dict) -> dict:
-    """`d["roofline"]` for the templates; state is the page's validated URL state."""
-    args = {k: state.get(k, v) for k, v in DEFAULTS.items()}
-    if args["alpha"] is None:
-        args["alpha"] = DEFAULTS["alpha"]
-    return {"roofline": compute(**args), "roofline_options": options()}
+# ---- one answer per section (the page, and /api/section/<anchor>) --------------------------------
+
+def _picked(v: dict):
+    g, m = roofline.GPUS[v["gpu"]], roofline.MODELS[v["model"]]
+    return g, m, {"gpu": _gpu_info(g), "model": _model_info(m)}
+
+
+def onebyone(lang: str, v: dict) -> dict:
+    g, m, out = _picked(v)
+    return {**out, "onebyone": _onebyone(g, m)}
+
+
+def batch(lang: str, v: dict) -> dict:
+    g, m, out = _picked(v)
+    return {**out, "batch": {**_batch(g, m, v["batch"], v["ctx"]), "ridge": roofline.ridge_ops_per_byte(g)}}
+
+
+def idle(lang: str, v: dict) -> dict:
+    """Section 9 starts from the α section 7 measures for the chosen draft, unless one is set."""
+    from views.sections_speculative import measured_alpha
+    g, m, out = _picked(v)
+    alpha = measured_alpha(lang, v) if v["alpha"] is None else v["alpha"]
+    return {**out, "measured": v["alpha"] is None,
+            "idle": _idle(g, m, v["batch"], v["ctx"], v["gamma"], alpha, v["c"]), "papers": PAPERS}
+
+
+def selfdraft(lang: str, v: dict) -> dict:
+    g, m, out = _picked(v)
+    return {**out, "selfdraft": _selfdraft(g, m), "papers": PAPERS}
+
+
+def reader(lang: str, v: dict) -> dict:
+    g, m, out = _picked(v)
+    return {**out, "reader": _reader(g, m, v["lanes"])}
+
+
+ANSWERS = {"onebyone": onebyone, "batch": batch, "idle": idle, "selfdraft": selfdraft, "reader": reader}
