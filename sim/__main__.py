@@ -8,15 +8,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import asdict
 
 import numpy as np
 
 from . import examples, roofline, theory
-from .ngram import MODEL_ORDERS, load_models
-from .speculative import DRAFTS, GAMMA_MAX, RULES, generate
+from . import params as P
+from .ngram import load_models
+from .speculative import generate
 from .tubes import run_tubes
-
-LANGS = ("en", "zh")
 
 
 class ArgumentError(Exception):
@@ -28,30 +28,6 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message):
         raise ArgumentError(message)
-
-
-def int_in(lo: int, hi: int):
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number from {lo} to {hi}, got {text!r}")
-        if not lo <= value <= hi:
-            raise argparse.ArgumentTypeError(f"must be from {lo} to {hi}, got {value}")
-        return value
-    return parse
-
-
-def float_in(lo: float, hi: float | None):
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}")
-        if not (value >= lo and (hi is None or value <= hi)):
-            raise argparse.ArgumentTypeError(f"must be from {lo} to {hi if hi is not None else 'any'}, got {text}")
-        return value
-    return parse
 
 
 def context_ids(model, text: str | None, lang: str) -> list[int]:
@@ -93,45 +69,83 @@ def cmd_theory(args) -> dict:
     return theory.summary(args.alpha, args.gamma, args.c)
 
 
+def cmd_roofline(args) -> dict:
+    if args.gpu == "list":
+        return {"gpus": {k: asdict(g) for k, g in roofline.GPUS.items()}}
+    if args.model == "list":
+        return {"models": {k: asdict(m) for k, m in roofline.MODELS.items()}}
+    out = roofline.decode_step(args.gpu, args.model, args.batch, args.context)
+    if args.lanes is not None:
+        out["lanes"] = roofline.lanes(args.gpu, args.model, args.lanes)
+    if args.gamma is not None:
+        spec = roofline.speculative(args.gpu, args.model, args.batch, args.context, args.gamma, args.alpha, args.c)
+        out["speculative"] = spec
+        out["tokens_per_s_spec"] = spec["tokens_per_s_spec"]
+        out["speedup"] = spec["speedup"]
+        out["breakeven_batch"] = roofline.breakeven_batch(args.gpu, args.model, args.context, args.gamma,
+                                                          args.alpha, args.c)
+    return out
+
+
+# Each subcommand's options are the API's declarations (sim/params.py), with the command line's
+# larger ranges where it runs longer than a web request may.
+_TOKENS = P.TOKENS.but(hi=P.CLI_TOKENS_MAX, default=None)
+_SEED = P.SEED.but(hi=P.CLI_SEED_MAX, default=None)
+_CONTEXT = P.CONTEXT.but(help="tokens separated by spaces (default: the language's example)",
+                         max_len=P.CLI_TOKENS_MAX, default=None)
+
+
 def build_parser() -> Parser:
     parser = Parser(prog="python -m sim", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    arg = P.add_argument
 
     d = sub.add_parser("dist", help="the next-token distribution of one model")
-    d.add_argument("--lang", choices=LANGS, required=True)
-    d.add_argument("--model", choices=tuple(MODEL_ORDERS), required=True)
-    d.add_argument("--context", default="", help="tokens separated by spaces")
-    d.add_argument("--top", type=int_in(1, 100000), help="only the N likeliest tokens")
+    arg(d, P.LANG, required=True)
+    arg(d, P.NGRAM, required=True)
+    arg(d, _CONTEXT.but(default=""))
+    arg(d, P.TOP.but(hi=P.CLI_TOKENS_MAX, default=None), help="only the N likeliest tokens")
     d.set_defaults(handler=cmd_dist)
 
     r = sub.add_parser("run", help="write N tokens by speculative decoding")
-    r.add_argument("--lang", choices=LANGS, required=True)
-    r.add_argument("--draft", choices=DRAFTS, default="bigram")
-    r.add_argument("--gamma", type=int_in(0, GAMMA_MAX), required=True, help="0 = the target alone")
-    r.add_argument("--greedy", action="store_true")
-    r.add_argument("--rule", choices=RULES, default="exact")
-    r.add_argument("--tokens", type=int_in(1, 1_000_000), required=True)
-    r.add_argument("--seed", type=int_in(0, 2**63 - 1), required=True)
-    r.add_argument("--context", help="tokens separated by spaces (default: the tubes' context)")
+    arg(r, P.LANG, required=True)
+    arg(r, P.DRAFT)
+    arg(r, P.GAMMA_RUN, required=True)
+    arg(r, P.GREEDY)
+    arg(r, P.RULE)
+    arg(r, _TOKENS, required=True)
+    arg(r, _SEED, required=True)
+    arg(r, _CONTEXT)
     r.set_defaults(handler=cmd_run)
 
     t = sub.add_parser("tubes", help="plain sampling vs speculative decoding's first token")
-    t.add_argument("--lang", choices=LANGS, required=True)
-    t.add_argument("--context", help="tokens separated by spaces (default: chosen from the data)")
-    t.add_argument("--draft", choices=DRAFTS, default="bigram")
-    t.add_argument("--rounds", type=int_in(1, 100000), required=True)
-    t.add_argument("--trials", type=int_in(1, 100000), default=50)
-    t.add_argument("--seed", type=int_in(0, 2**63 - 1), required=True)
-    t.add_argument("--rule", choices=RULES, default="exact")
+    arg(t, P.LANG, required=True)
+    arg(t, _CONTEXT)
+    arg(t, P.DRAFT)
+    arg(t, P.ROUNDS.but(hi=P.CLI_DRAWS_MAX, default=None), required=True)
+    arg(t, P.TRIALS.but(hi=P.CLI_DRAWS_MAX))
+    arg(t, _SEED, required=True)
+    arg(t, P.RULE)
     t.set_defaults(handler=cmd_tubes)
 
     th = sub.add_parser("theory", help="expected tokens, speed-up, best γ, break-even α")
-    th.add_argument("--alpha", type=float_in(0.0, 1.0), required=True)
-    th.add_argument("--gamma", type=int_in(1, GAMMA_MAX), required=True)
-    th.add_argument("--c", type=float_in(0.0, None), required=True, help="draft cost / target cost")
+    arg(th, P.ALPHA_GIVEN.but(default=None), required=True)
+    arg(th, P.GAMMA_ANY.but(default=None), required=True)
+    arg(th, P.LIB["c"].but(default=None), required=True)
     th.set_defaults(handler=cmd_theory)
 
-    roofline.add_cli(sub)
+    ro = sub.add_parser("roofline", help="cost of one decoding step on a GPU, plain and speculative",
+                        description="Roofline model of one decoding step (on paper). "
+                                    "Use --gpu list or --model list to see the presets.")
+    arg(ro, P.GPU.but(choices=P.GPU.choices + ("list",)))
+    arg(ro, P.MODEL.but(choices=P.MODEL.choices + ("list",)))
+    arg(ro, P.BATCH.but(hi=P.CLI_BATCH_MAX, default=1))
+    arg(ro, P.CTX.but(name="context", default=0))
+    arg(ro, P.LANES.but(default=None), help="also report n lanes sharing one read")
+    arg(ro, P.GAMMA_ANY.but(default=None), help="also report speculation with γ guesses per cycle")
+    arg(ro, P.ALPHA_GIVEN.but(default=0.8))
+    arg(ro, P.C)
+    ro.set_defaults(handler=cmd_roofline)
     return parser
 
 
@@ -139,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         result = args.handler(args)
-    except (ArgumentError, ValueError) as exc:
+    except (ArgumentError, ValueError) as exc:  # P.ParamError is a ValueError
         print(f"python -m sim: error: {exc}", file=sys.stderr)
         return 2
     json.dump(result, sys.stdout, ensure_ascii=False)

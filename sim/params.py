@@ -24,6 +24,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping
 
 from corpus.text import LANGS
+from sim.speculative import DRAFTS, RULES   # the chain's drafts; the exact rule and two wrong ones
+from sim.theory import GAMMA_MAX            # guesses per pass anywhere (API, CLI, theory)
 
 Gettext = Callable[[str], str]
 
@@ -40,10 +42,7 @@ def _english(message: str) -> str:
 # ---- constants, each written once ---------------------------------------------------------------
 
 SEED_MAX = 2**31 - 1     # numpy's SeedSequence takes more; 31 bits keep URLs short and JS-exact
-GAMMA_MAX = 16           # guesses per pass anywhere (API, CLI, theory)
 PAGE_GAMMA_MAX = 8       # the page's γ controls: a 200-token run stays within the API's caps
-DRAFTS = ("bigram", "unigram", "trigram")            # the n-gram drafts of the chain
-RULES = ("exact", "resample-target", "keep-draft")   # the exact rule and two tempting wrong ones
 NGRAM_MODELS = ("unigram", "bigram", "trigram")      # sim.ngram.MODEL_ORDERS' names
 LAB_DRAFTS = DRAFTS + ("lookup",)                    # the lab adds prompt lookup
 ADAPT = ("off", "hf", "cost")                        # the lab's adaptive-γ policies
@@ -68,6 +67,7 @@ CONTEXT_CHARS = 200      # characters of a context string
 TOP_MAX = 100            # tokens listed by /api/dist
 CLI_TOKENS_MAX = 1_000_000
 CLI_DRAWS_MAX = 100_000
+CLI_BATCH_MAX = 65_536
 CLI_SEED_MAX = 2**63 - 1  # what numpy.random.default_rng accepts as one integer
 _RAW_MAX = 1000          # characters of any non-text value: refused before conversion
 
@@ -81,7 +81,7 @@ class ParamError(ValueError):
     in the language of the ``gettext`` the error was made with."""
 
     def __init__(self, param: str, allowed: str, message: str):
-        super().__init__(f"{param}: {message}")
+        super().__init__(message)   # the message names the parameter
         self.param = param
         self.allowed = allowed
         self.message = message
@@ -130,12 +130,12 @@ class Param:
     def allowed(self, gettext: Gettext = _english) -> str:
         if self.kind in ("int", "float") and self.hi is None:
             # The library's checks: any size the arithmetic takes.
-            form = N_("integer ≥ %(lo)s") if self.kind == "int" else N_("number ≥ %(lo)s")
+            form = N_("an integer of at least %(lo)s") if self.kind == "int" else N_("a number of at least %(lo)s")
             return gettext(form) % {"lo": _fmt(self.lo)}
         if self.kind == "int":
-            return gettext(N_("integer %(lo)s..%(hi)s")) % {"lo": _fmt(self.lo), "hi": _fmt(self.hi)}
+            return gettext(N_("an integer from %(lo)s to %(hi)s")) % {"lo": _fmt(self.lo), "hi": _fmt(self.hi)}
         if self.kind == "float":
-            return gettext(N_("number %(lo)s..%(hi)s")) % {"lo": _fmt(self.lo), "hi": _fmt(self.hi)}
+            return gettext(N_("a number from %(lo)s to %(hi)s")) % {"lo": _fmt(self.lo), "hi": _fmt(self.hi)}
         if self.kind == "choice":
             return gettext(N_("one of %(choices)s")) % {"choices": ", ".join(self.choices)}
         if self.kind == "bool":
@@ -159,14 +159,14 @@ class Param:
         if self.kind == "int":
             # Plain decimal integers only: "4", "-1"; not "4.0", "1e3", "0x10".
             if not _INT.fullmatch(s):
-                raise self.error(gettext, N_("%(name)s must be a whole number (%(allowed)s), not “%(value)s”."),
+                raise self.error(gettext, N_("%(name)s must be %(allowed)s, not “%(value)s”."),
                                  value=clip(raw))
             return self.check(int(s), gettext)
         if self.kind == "float":
             try:
                 v = float(s)
             except ValueError:
-                raise self.error(gettext, N_("%(name)s must be a number (%(allowed)s), not “%(value)s”."),
+                raise self.error(gettext, N_("%(name)s must be %(allowed)s, not “%(value)s”."),
                                  value=clip(raw)) from None
             return self.check(v, gettext)
         if self.kind == "choice":
@@ -187,7 +187,7 @@ class Param:
             # Python and numpy integers, and floats that are whole (64.0); never bools.
             ok = isinstance(value, (int, float)) or hasattr(value, "__index__")
             if isinstance(value, bool) or not ok or (isinstance(value, float) and not value.is_integer()):
-                raise self.error(gettext, N_("%(name)s must be a whole number (%(allowed)s), not “%(value)s”."),
+                raise self.error(gettext, N_("%(name)s must be %(allowed)s, not “%(value)s”."),
                                  value=clip(str(value)))
             v = int(value)
             if not self._within(v):
@@ -198,10 +198,10 @@ class Param:
             try:
                 v = float(value)
             except (TypeError, ValueError):
-                raise self.error(gettext, N_("%(name)s must be a number (%(allowed)s), not “%(value)s”."),
+                raise self.error(gettext, N_("%(name)s must be %(allowed)s, not “%(value)s”."),
                                  value=clip(str(value))) from None
             if isinstance(value, bool) or not math.isfinite(v):
-                raise self.error(gettext, N_("%(name)s must be a finite number (%(allowed)s), not “%(value)s”."),
+                raise self.error(gettext, N_("%(name)s must be %(allowed)s, not “%(value)s”."),
                                  value=clip(str(value)))
             if not self._within(v):
                 raise self.error(gettext, N_("%(name)s must be %(allowed)s; %(value)s is out of range."),
@@ -374,6 +374,15 @@ API_LAB_COMPARE = spec(TEXT, LANG, _LAB_DRAFT.but(choices=DRAFTS), GAMMA, ADAPT_
 API_LAB_TUBES = spec(TEXT, LANG, SEED)
 API_LAB_MAP = spec(GAMMA_ANY, C)
 
+# Every GET route of the API and what it takes (tests fuzz each; the README lists them). The
+# page's own route, /api/section/<unit>, takes `lang` and what that unit reads (`section_spec`).
+ROUTES = {
+    "/api/dist": API_DIST, "/api/run": API_RUN, "/api/tubes": API_TUBES, "/api/theory": API_THEORY,
+    "/api/roofline": API_ROOFLINE, "/api/lab/run": API_LAB_RUN, "/api/lab/drafts": API_LAB_DRAFTS,
+    "/api/lab/compare": API_LAB_COMPARE, "/api/lab/tubes": API_LAB_TUBES,
+    "/api/lab/breakeven": API_LAB_MAP,
+}
+
 # The library's own checks: any size the arithmetic takes (sim/roofline.py, sim/theory.py).
 LIB = spec(BATCH.but(hi=None), CTX.but(name="context", hi=None), LANES.but(name="n", hi=None),
            GAMMA.but(lo=0, hi=None), ALPHA.but(default=None), C.but(hi=None),
@@ -384,6 +393,11 @@ def reads(unit: str) -> tuple[str, ...]:
     """The page parameters a section (``"tape"``) or a part of one (``"lab.run"``) reads."""
     return tuple(n for n, p in PAGE.items()
                  if unit in p.sections or any(s.startswith(unit + ".") for s in p.sections))
+
+
+def section_spec(unit: str) -> dict[str, Param]:
+    """What /api/section/<unit> takes: the language and the page parameters the unit reads."""
+    return {"lang": LANG, **{n: PAGE[n] for n in reads(unit)}}
 
 
 # ---- parsing a whole query ---------------------------------------------------------------------

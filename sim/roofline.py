@@ -38,10 +38,8 @@ parameter and its allowed range on bad input.
 
 from __future__ import annotations
 
-import argparse
 import math
-import numbers
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from sim import theory  # the one home of E[tokens] and the extra-arithmetic factor
 
@@ -49,7 +47,7 @@ __all__ = [
     "GPU", "Model", "GPUS", "MODELS",
     "kv_bytes_per_token", "weight_bytes", "ridge_ops_per_byte", "decode_step", "lanes",
     "expected_tokens", "extra_arithmetic", "speculative", "breakeven_batch",
-    "best_gamma", "batch_curve", "add_cli",
+    "best_gamma", "batch_curve",
 ]
 
 
@@ -118,40 +116,15 @@ MODELS: dict[str, Model] = {m.key: m for m in (
 
 FLOPS_PER_PARAM = 2   # one multiply and one add per parameter per token position
 
-# Ranges accepted by the CLI (the pure functions accept any non-negative size).
-BATCH_MAX = 65_536
-CONTEXT_MAX = 131_072     # Llama 3.1's context window, 128K tokens
-GAMMA_MAX = 16
-LANES_MAX = 4_096
-
-
 # --- validation -----------------------------------------------------------
 
-def _int_in(name: str, value, lo: int, hi: int | None = None) -> int:
-    # Accept Python and numpy integers, and floats that are whole (e.g. 64.0).
-    ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
-    if not ok and isinstance(value, numbers.Real) and not isinstance(value, bool):
-        ok = math.isfinite(value) and float(value).is_integer()
-    if not ok:
-        raise ValueError(f"{name} must be an integer {_range(lo, hi)}, got {value!r}")
-    value = int(value)
-    if value < lo or (hi is not None and value > hi):
-        raise ValueError(f"{name} must be an integer {_range(lo, hi)}, got {value}")
-    return value
-
-
-def _float_in(name: str, value, lo: float, hi: float | None = None) -> float:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number {_range(lo, hi)}, got {value!r}") from None
-    if isinstance(value, bool) or not math.isfinite(x) or x < lo or (hi is not None and x > hi):
-        raise ValueError(f"{name} must be a number {_range(lo, hi)}, got {value!r}")
-    return x
-
-
-def _range(lo, hi) -> str:
-    return f"{lo}..{hi}" if hi is not None else f">= {lo}"
+def _check(name: str, value, lo=None):
+    """The library's own check of a size or rate (sim/params.py LIB: any size the arithmetic
+    takes, from ``lo`` where that is higher); a ParamError (a ValueError) names the parameter and
+    its range."""
+    from sim.params import LIB  # here, not at the top: sim.params reads this module's presets
+    p = LIB[name] if lo is None else LIB[name].but(lo=lo)
+    return p.check(value)
 
 
 def _gpu(gpu: GPU | str) -> GPU:
@@ -196,9 +169,9 @@ def decode_step(gpu: GPU | str, model: Model | str, batch: int = 1, context: int
     Tokens per second counts one written token per stream per step.
     """
     g, m = _gpu(gpu), _model(model)
-    batch = _int_in("batch", batch, 1)
-    context = _int_in("context", context, 0)
-    positions = _int_in("positions", positions, 1)
+    batch = _check("batch", batch)
+    context = _check("context", context)
+    positions = _check("positions", positions)
 
     w = weight_bytes(m)
     kv_tok = kv_bytes_per_token(m)
@@ -236,7 +209,7 @@ def lanes(gpu: GPU | str, model: Model | str, n: int) -> dict:
     at which the arithmetic takes as long as the reading: the ridge point divided
     by the operations per byte one lane does (2 / bytes_per_number)."""
     g, m = _gpu(gpu), _model(model)
-    n = _int_in("n", n, 1)
+    n = _check("n", n)
     step = decode_step(g, m, batch=1, context=0, positions=n)
     per_lane = FLOPS_PER_PARAM / m.bytes_per_number   # ops per weight byte, one lane
     keep_up = ridge_ops_per_byte(g) / per_lane
@@ -256,12 +229,12 @@ def lanes(gpu: GPU | str, model: Model | str, n: int) -> dict:
 
 def expected_tokens(alpha: float, gamma: int) -> float:
     """sim.theory.expected_tokens, with this module's validation (errors name the parameter)."""
-    return theory.expected_tokens(_float_in("alpha", alpha, 0.0, 1.0), _int_in("gamma", gamma, 0))
+    return theory.expected_tokens(_check("alpha", alpha), _check("gamma", gamma))
 
 
 def extra_arithmetic(alpha: float, gamma: int) -> float:
     """sim.theory.extra_arithmetic, with this module's validation."""
-    return theory.extra_arithmetic(_float_in("alpha", alpha, 0.0, 1.0), _int_in("gamma", gamma, 0))
+    return theory.extra_arithmetic(_check("alpha", alpha), _check("gamma", gamma))
 
 
 def speculative(gpu: GPU | str, model: Model | str, batch: int, context: int,
@@ -270,9 +243,9 @@ def speculative(gpu: GPU | str, model: Model | str, batch: int, context: int,
 
     Cycle time = gamma * c * (plain step) + (target pass over gamma+1 positions);
     each stream gains expected_tokens(alpha, gamma) per cycle."""
-    gamma = _int_in("gamma", gamma, 1)
-    alpha = _float_in("alpha", alpha, 0.0, 1.0)
-    c = _float_in("c", c, 0.0)
+    gamma = _check("gamma", gamma, lo=1)   # a cycle makes at least one guess
+    alpha = _check("alpha", alpha)
+    c = _check("c", c)
     plain = decode_step(gpu, model, batch, context, positions=1)
     verify = decode_step(gpu, model, batch, context, positions=gamma + 1)
     t_plain = plain["ms_per_step"] / 1e3
@@ -312,7 +285,7 @@ def breakeven_batch(gpu: GPU | str, model: Model | str, context: int, gamma: int
     with the verify pass's arithmetic slope gamma+1 times larger), so the speed-up
     never rises with the batch and a bisection on it is exact."""
     g, m = _gpu(gpu), _model(model)
-    context = _int_in("context", context, 0)
+    context = _check("context", context)
 
     def pays(b: int) -> bool:
         return speculative(g, m, b, context, gamma, alpha, c)["speedup"] > 1.0
@@ -340,10 +313,10 @@ def breakeven_batch(gpu: GPU | str, model: Model | str, context: int, gamma: int
 
 
 def best_gamma(gpu: GPU | str, model: Model | str, batch: int, context: int,
-               alpha: float, c: float, gamma_max: int = GAMMA_MAX) -> tuple[int, float]:
+               alpha: float, c: float, gamma_max: int = theory.GAMMA_MAX) -> tuple[int, float]:
     """The gamma in 1..gamma_max with the largest speed-up (smallest on ties).
     The speed-up may be below 1: then plain decoding is faster than any gamma."""
-    gamma_max = _int_in("gamma_max", gamma_max, 1)
+    gamma_max = _check("gamma_max", gamma_max)
     best = (1, -math.inf)
     for gamma in range(1, gamma_max + 1):
         s = speculative(gpu, model, batch, context, gamma, alpha, c)["speedup"]
@@ -375,66 +348,3 @@ def batch_curve(gpu: GPU | str, model: Model | str, context: int, batches,
                        arithmetic_busy_verify=s["arithmetic_busy_verify"])
         rows.append(row)
     return rows
-
-
-# --- command line ------------------------------------------------------------
-
-def add_cli(subparsers) -> argparse.ArgumentParser:
-    """Register `roofline` on an argparse subparsers object."""
-    p = subparsers.add_parser(
-        "roofline",
-        help="cost of one decoding step on a GPU, plain and speculative",
-        description="Roofline model of one decoding step (on paper). "
-                    "Use --gpu list or --model list to see the presets.")
-    p.add_argument("--gpu", default="h100-sxm", help=f"one of {', '.join(GPUS)}, or list")
-    p.add_argument("--model", default="llama-3.1-8b",
-                   help=f"one of {', '.join(MODELS)}, or list")
-    p.add_argument("--batch", type=_cli_int, default=1, help=f"streams, 1..{BATCH_MAX}")
-    p.add_argument("--context", type=_cli_int, default=0,
-                   help=f"cached tokens per stream, 0..{CONTEXT_MAX}")
-    p.add_argument("--lanes", type=_cli_int, default=None,
-                   help=f"also report n lanes sharing one read, 1..{LANES_MAX}")
-    p.add_argument("--gamma", type=_cli_int, default=None, help=f"guesses per cycle, 1..{GAMMA_MAX}")
-    p.add_argument("--alpha", type=_cli_float, default=0.8, help="acceptance rate, 0..1")
-    p.add_argument("--c", type=_cli_float, default=0.1,
-                   help="draft cost per guess relative to a target step, 0..1")
-    p.set_defaults(handler=_cli)
-    return p
-
-
-def _cli_int(text: str):
-    # Keep the raw text if it is not an integer so _cli can name the parameter.
-    try:
-        return int(text)
-    except ValueError:
-        return text
-
-
-def _cli_float(text: str):
-    try:
-        return float(text)
-    except ValueError:
-        return text
-
-
-def _cli(args) -> dict:
-    if args.gpu == "list":
-        return {"gpus": {k: asdict(g) for k, g in GPUS.items()}}
-    if args.model == "list":
-        return {"models": {k: asdict(m) for k, m in MODELS.items()}}
-    gpu, model = _gpu(args.gpu), _model(args.model)
-    batch = _int_in("batch", args.batch, 1, BATCH_MAX)
-    context = _int_in("context", args.context, 0, CONTEXT_MAX)
-    out = decode_step(gpu, model, batch, context)
-    if args.lanes is not None:
-        out["lanes"] = lanes(gpu, model, _int_in("lanes", args.lanes, 1, LANES_MAX))
-    if args.gamma is not None:
-        gamma = _int_in("gamma", args.gamma, 1, GAMMA_MAX)
-        alpha = _float_in("alpha", args.alpha, 0.0, 1.0)
-        c = _float_in("c", args.c, 0.0, 1.0)
-        spec = speculative(gpu, model, batch, context, gamma, alpha, c)
-        out["speculative"] = spec
-        out["tokens_per_s_spec"] = spec["tokens_per_s_spec"]
-        out["speedup"] = spec["speedup"]
-        out["breakeven_batch"] = breakeven_batch(gpu, model, context, gamma, alpha, c)
-    return out

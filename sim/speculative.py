@@ -29,7 +29,7 @@ from .ngram import NGramModel
 
 RULES = ("exact", "resample-target", "keep-draft")
 DRAFTS = ("bigram", "unigram", "trigram")
-GAMMA_MAX = 16
+from .theory import GAMMA_MAX  # noqa: E402,F401  (sim.adaptive imports it from here)
 CONTEXT_KEPT = 8  # the models read at most 2 tokens back; a trace shows a few more for the reader
 
 
@@ -145,10 +145,10 @@ class Step:
 
 
 def check_args(gamma: int, rule: str, gamma_min: int = 1) -> None:
-    if not (gamma_min <= gamma <= GAMMA_MAX):
-        raise ValueError(f"gamma must be an integer from {gamma_min} to {GAMMA_MAX}")
-    if rule not in RULES:
-        raise ValueError(f"rule must be one of {', '.join(RULES)}")
+    """The declarations' checks (sim/params.py); a ParamError is a ValueError."""
+    from sim.params import GAMMA_RUN, RULE  # here: sim.params imports this module
+    GAMMA_RUN.but(lo=gamma_min).check(gamma)
+    RULE.check(rule)
 
 
 def speculative_step(target: NGramModel, draft: NGramModel, context: Sequence[int], gamma: int,

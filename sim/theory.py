@@ -21,12 +21,13 @@ GAMMA_MAX = 16
 
 
 def _check(alpha: float, gamma: int | None = None, c: float | None = None) -> None:
-    if not (0.0 <= alpha <= 1.0) or math.isnan(alpha):
-        raise ValueError("alpha must be between 0 and 1")
-    if gamma is not None and (gamma < 0 or int(gamma) != gamma):
-        raise ValueError("gamma must be a whole number ≥ 0")
-    if c is not None and (not (c >= 0.0) or math.isinf(c)):
-        raise ValueError("c must be a finite number ≥ 0")
+    """The declarations' checks (sim/params.py LIB); a ParamError is a ValueError."""
+    from sim.params import LIB  # here: sim.params imports this module for GAMMA_MAX
+    LIB["alpha"].check(alpha)
+    if gamma is not None:
+        LIB["gamma"].check(gamma)
+    if c is not None:
+        LIB["c"].check(c)
 
 
 def expected_tokens(alpha: float, gamma: int) -> float:

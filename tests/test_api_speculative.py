@@ -103,7 +103,8 @@ def test_theory_plate_numbers(client):
     # (1 − 0.631^5) / (1 − 0.631) = 2.44; best γ = 3 at 1.75× (the seed plate's numbers).
     assert th["expected_tokens"] == pytest.approx(2.44, abs=0.005)
     assert th["best_gamma"] == 3 and th["best_speedup"] == pytest.approx(1.75, abs=0.01)
-    assert th["cycle"] == {"draft": pytest.approx(0.4), "verify": 1.0, "total": pytest.approx(1.4)}
+    assert th["cycle"] == {"draft": pytest.approx(0.4), "verify": 1.0, "total": pytest.approx(1.4),
+                           "share": pytest.approx(100 * 0.4 / 1.4)}
     assert th["curve"]["gamma"] == list(range(1, 17))
     assert max(th["curve"]["speedup"]) == pytest.approx(th["best_speedup"])
 

@@ -8,8 +8,10 @@ import re
 import pytest
 from flask_babel import format_decimal, format_percent
 
+from sim import params as P
 from sim import roofline
-from views.sections_roofline import compute, data
+from views.sections import answer
+from views.sections_roofline import compute
 
 ANCHORS = ("onebyone", "batch", "idle", "selfdraft", "reader")
 STATE = {"gpu": "b200", "model": "llama-3.1-70b", "batch": 24, "ctx": 16384, "lanes": 40,
@@ -17,8 +19,21 @@ STATE = {"gpu": "b200", "model": "llama-3.1-70b", "batch": 24, "ctx": 16384, "la
 QUERY = "gpu=b200&model=llama-3.1-70b&batch=24&ctx=16384&lanes=40&gamma=6&alpha=0.75&c=0.2"
 
 
-def test_data_for_a_non_default_state_matches_sim():
-    r = data("en", STATE)["roofline"]
+def _state(**values):
+    return {**{n: p.default for n, p in P.PAGE.items()}, **values}
+
+
+def _answers(app, state):
+    """Every roofline section's answer merged, as compute() returns them for the API."""
+    with app.test_request_context("/en/specdec/"):
+        out = {}
+        for unit in ANCHORS:
+            out.update(answer(unit, "en", state))
+        return out
+
+
+def test_data_for_a_non_default_state_matches_sim(app):
+    r = _answers(app, _state(**STATE))
     g, m = STATE["gpu"], STATE["model"]
     one = roofline.decode_step(g, m)
     assert r["onebyone"]["ms_per_token"] == pytest.approx(one["ms_per_step"])
@@ -37,10 +52,15 @@ def test_data_for_a_non_default_state_matches_sim():
         assert row["breakeven"] == roofline.breakeven_batch(g, m, row["ctx"], 6, 0.75, 0.2)
 
 
-def test_data_without_alpha_uses_the_default():
-    # The page's state may not carry alpha; 0.6 stands in until the bench's measured alpha.
-    r = data("en", {k: v for k, v in STATE.items() if k != "alpha"})["roofline"]
-    assert r["idle"]["alpha"] == 0.6
+def test_data_without_alpha_uses_the_measured_one(app):
+    # The page's state may not carry alpha: section 9 then takes the α section 7 measures for
+    # the chosen draft, as printed (three decimals).
+    from views.sections_speculative import measured_alpha
+    state = _state(**{k: v for k, v in STATE.items() if k != "alpha"})
+    r = _answers(app, state)
+    with app.test_request_context("/"):
+        assert r["idle"]["alpha"] == measured_alpha("en", state) != 0.6
+    assert r["measured"] is True
 
 
 def test_stacked_shares_add_up():
@@ -81,20 +101,20 @@ def test_each_embed_renders_its_widget(client, anchor):
     assert r.status_code == 200
     page = r.get_data(as_text=True)
     assert f'data-widget="{anchor}"' in page
-    # The widget's i18n strings are valid JSON in the attribute.
-    m = re.search(r"data-i18n='([^']*)'", page)
+    # The widget's i18n strings, where it has some, are valid JSON in the attribute.
     import json
-    assert isinstance(json.loads(html.unescape(m.group(1))), dict)
+    for m in re.finditer(r"data-i18n='([^']*)'", page):
+        assert isinstance(json.loads(html.unescape(m.group(1))), dict)
 
 
 def test_breakeven_sentence_follows_the_case(client):
     page = client.get("/en/specdec/?ctx=0&alpha=0.6").get_data(as_text=True)
-    shown = re.findall(r'<span class="rf-case" data-case-of="idle.breakeven_case" data-case="(\w+)">', page)
-    assert set(shown) == {"from"}  # the prose and the widget agree
+    shown = re.findall(r'<span class="case" data-field="idle.breakeven_case" data-fmt="case">', page)
+    assert len(shown) == 2  # one sentence in the prose, one readout in the widget: only the case that holds
+    assert "streams on, it makes decoding slower" in page and "never: pays at every batch" not in page
     assert "113" in _field(page, "idle.breakeven")
     page = client.get("/en/specdec/?ctx=4096").get_data(as_text=True)
-    shown = re.findall(r'<span class="rf-case" data-case-of="idle.breakeven_case" data-case="(\w+)">', page)
-    assert set(shown) == {"always"}
+    assert "never: pays at every batch" in page and "streams on, it makes decoding slower" not in page
 
 
 def test_chinese_page_renders(client):
@@ -112,8 +132,9 @@ def test_bad_state_falls_back_without_failing(client):
 def test_section_9_starts_from_the_measured_alpha(client):
     # No alpha in the URL: the slider starts at section 7's measured α (to 0.001, as printed
     # there and in section 8), not at 0.6.
-    from views import sections_speculative
-    measured = sections_speculative.data("en", {})["spec"]["alpha"]
+    from views.sections_speculative import measured_alpha
+    with client.application.test_request_context("/"):
+        measured = measured_alpha("en", _state())
     page = client.get("/en/specdec/").get_data(as_text=True)
     value = re.search(r'id="idle-alpha"[^>]*value="([0-9.]+)"', page).group(1)
     assert float(value) == round(measured, 3) != 0.6

@@ -33,6 +33,8 @@ def shipped_params() -> dict:
     """What the page's scripts know of the parameters (static/js/state.js): every declaration,
     what each unit and each section reads. tests/test_state.py compares it with sim/params.py."""
     return {
+        # The widgets that have a script of their own (the others are drawn by the server alone).
+        "modules": _widget_modules(),
         "params": {n: {**p.to_json(), "allowed": p.allowed(_)} for n, p in P.PAGE.items()},
         "units": {u: list(P.reads(u)) for s in SECTIONS for u in s.units},
         "sections": {s.anchor: list(reads(s)) for s in SECTIONS},
@@ -97,6 +99,14 @@ def _widget_css() -> list[str]:
     except FileNotFoundError:
         return []
     return [f"css/widgets/{n}" for n in names]
+
+
+def _widget_modules() -> list[str]:
+    folder = os.path.join(current_app.static_folder, "js", "widgets")
+    try:
+        return sorted(n[:-3] for n in os.listdir(folder) if n.endswith(".js"))
+    except FileNotFoundError:
+        return []
 
 
 def page_i18n() -> dict:

@@ -147,6 +147,11 @@ function failed(el, err) {
                      text: pageStrings.widget_failed || "This interactive could not be loaded." }));
 }
 
+// Every interactive is a [data-widget]; those with a script of their own (listed by the server)
+// are mounted by it, the rest are drawn by the server alone and follow the state through their
+// section's live text.
+const modules = new Set(readJSON("params").modules || []);
+
 async function mountAll() {
   updateLinks();
   bindControls(document, makeT(null));
@@ -154,7 +159,7 @@ async function mountAll() {
   const els = [...document.querySelectorAll("[data-widget]")];
   await Promise.all(els.map(async (el) => {
     const name = el.dataset.widget;
-    if (!/^[a-z0-9-]+$/.test(name)) return;
+    if (!modules.has(name)) { el.dataset.state = "mounted"; return; }
     try {
       const mod = await import(`/static/js/widgets/${name}.js`);
       await mod.mount(el, makeCtx(el));

@@ -18,7 +18,7 @@ from views.sections import UNITS, answer, live_html
 def section(unit: str):
     if unit not in UNITS:
         abort(404)
-    v = parse(request.args, {"lang": P.LANG, **{n: P.PAGE[n] for n in P.reads(unit)}})
+    v = parse(request.args, P.section_spec(unit))
     lang = v.pop("lang")
     a = answer(unit, lang, {**{n: p.default for n, p in P.PAGE.items()}, **v})
     return jsonify({"unit": unit, "data": a, "html": live_html(unit, a)})
