@@ -49,7 +49,7 @@ __all__ = [
     "GPU", "Model", "GPUS", "MODELS",
     "kv_bytes_per_token", "weight_bytes", "ridge_ops_per_byte", "decode_step", "lanes",
     "expected_tokens", "extra_arithmetic", "speculative", "breakeven_batch",
-    "best_gamma", "batch_curve", "add_cli",
+    "best_gamma", "best_gamma_edge", "batch_curve", "add_cli",
 ]
 
 
@@ -350,6 +350,16 @@ def best_gamma(gpu: GPU | str, model: Model | str, batch: int, context: int,
         if s > best[1]:
             best = (gamma, s)
     return best
+
+
+def best_gamma_edge(gpu: GPU | str, model: Model | str, batch: int, context: int,
+                    alpha: float, c: float, gamma_max: int = GAMMA_MAX) -> dict:
+    """best_gamma with the search's edges named, as sim.theory.best_gamma_edge:
+    {"gamma", "speedup", "edge"}, edge "rising" (still rising at gamma_max), "plain" (no gamma >= 1
+    beats plain decoding at this batch and context: gamma 0, speedup 1.0) or None."""
+    g, s = best_gamma(gpu, model, batch, context, alpha, c, gamma_max)
+    s_next = speculative(gpu, model, batch, context, gamma_max + 1, alpha, c)["speedup"]
+    return theory._edge(g, s, gamma_max, s_next)
 
 
 def batch_curve(gpu: GPU | str, model: Model | str, context: int, batches,

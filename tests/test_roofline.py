@@ -390,3 +390,15 @@ def test_expected_tokens_agrees_with_closed_form():
     for a in (0.0, 0.1, 0.5, 0.6, 0.9, 0.99):
         for g in range(0, 9):
             assert r.expected_tokens(a, g) == pytest.approx((1 - a ** (g + 1)) / (1 - a))
+
+
+def test_best_gamma_edge_on_the_gpu():
+    # One stream, no cache, c = 0: every extra guess is free, so the speed-up still rises at 16.
+    b = r.best_gamma_edge(H100, L8B, 1, 0, alpha=0.8, c=0.0)
+    assert b["gamma"] == 16 and b["edge"] == "rising"
+    # The interior optimum of test_best_gamma (γ = 6 at α 0.8, c 0.1) has no edge.
+    b = r.best_gamma_edge(H100, L8B, 1, 0, alpha=0.8, c=0.1)
+    assert (b["gamma"], b["edge"]) == (6, None)
+    # 1,024 streams without cache: every γ loses (best_gamma gave a speed-up < 1): plain decoding.
+    b = r.best_gamma_edge(H100, L8B, 1024, 0, alpha=0.8, c=0.1)
+    assert b["gamma"] == 0 and b["edge"] == "plain" and b["best_speculative"]["speedup"] < 1
