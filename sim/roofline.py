@@ -166,8 +166,8 @@ TENSOR_PARALLEL_ASSUMES = (
 # on two GPUs reach the same fraction while a fixed overhead would have to differ twofold:
 # Llama 3.1 8B in bf16 runs at 158.34 tokens/s in SGLang on an H100 (sim.published: 0.759 of the
 # 208.6 here, i.e. 1.52 ms over the 4.79 ms step) and at about 75 tokens/s in vLLM on an A100 40GB
-# (J. Musgrave, "vLLM throughput-latency sweep on NVIDIA A100": about 77 % of its 96.8 tokens/s
-# ceiling at 1.555 TB/s, i.e. 3.0 ms over a 10.3 ms step).  Achieved memory bandwidth is a share
+# (johnmusgrave.com, "vLLM throughput-latency sweep on NVIDIA A100", undated: "roughly 77% of the
+# GPU's memory-bandwidth ceiling", 96.8 tokens/s at 1.555 TB/s, i.e. 3.0 ms over a 10.3 ms step).  Achieved memory bandwidth is a share
 # of the datasheet's, and one share fits both.  A fraction leaves every speed-up as it is (plain and
 # speculative steps slow alike); sim.published.engine_efficiency() gives the measured value.
 
