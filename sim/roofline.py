@@ -164,19 +164,14 @@ TENSOR_PARALLEL_ASSUMES = (
 # roofline's speed, tokens/s = efficiency × the ideal, i.e. every step time divided by it.  A
 # fraction and not a fixed overhead per step, because published batch-1 measurements of one model
 # on two GPUs reach the same fraction while a fixed overhead would have to differ twofold:
-# Llama 3.1 8B in bf16 runs at 158.34 tokens/s in SGLang on an H100 (sim.published: 0.759 of the
-# 208.6 here, i.e. 1.52 ms over the 4.79 ms step) and at about 75 tokens/s in vLLM on an A100 40GB
-# (johnmusgrave.com, "vLLM throughput-latency sweep on NVIDIA A100", undated: "roughly 77% of the
-# GPU's memory-bandwidth ceiling", 96.8 tokens/s at 1.555 TB/s, i.e. 3.0 ms over a 10.3 ms step).  Achieved memory bandwidth is a share
-# of the datasheet's, and one share fits both.  A fraction leaves every speed-up as it is (plain and
-# speculative steps slow alike); sim.published.engine_efficiency() gives the measured value.
-
-# Ranges accepted by the CLI (the pure functions accept any non-negative size).
-BATCH_MAX = 65_536
-CONTEXT_MAX = 131_072     # Llama 3.1's context window, 128K tokens
-GAMMA_MAX = 16
-LANES_MAX = 4_096
-
+# Llama 3.1 8B runs at 158.34 tokens/s in SGLang on an H100 (sim.published: 0.759 of the 208.6
+# here, i.e. 1.52 ms over the 4.79 ms step; precision not stated, SGLang's default keeps the
+# checkpoint's bf16) and at about 75 tokens/s in bf16 in vLLM on an A100 40GB (johnmusgrave.com,
+# "vLLM throughput-latency sweep on NVIDIA A100", undated: "roughly 77% of the GPU's
+# memory-bandwidth ceiling", 96.8 tokens/s at 1.555 TB/s, i.e. 3.0 ms over a 10.3 ms step).
+# Achieved memory bandwidth is a share of the datasheet's, and one share fits both.  A fraction
+# leaves every speed-up as it is (plain and speculative steps slow alike);
+# sim.published.engine_efficiency() gives the measured value.
 
 # --- validation -----------------------------------------------------------
 
