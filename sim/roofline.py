@@ -173,6 +173,13 @@ TENSOR_PARALLEL_ASSUMES = (
 # leaves every speed-up as it is (plain and speculative steps slow alike);
 # sim.published.engine_efficiency() gives the measured value.
 
+# Ranges accepted by the CLI (the pure functions accept any non-negative size).
+BATCH_MAX = 65_536
+CONTEXT_MAX = 131_072     # Llama 3.1's context window, 128K tokens
+GAMMA_MAX = 16
+LANES_MAX = 4_096
+
+
 # --- validation -----------------------------------------------------------
 
 def _int_in(name: str, value, lo: int, hi: int | None = None) -> int:
