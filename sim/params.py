@@ -316,6 +316,11 @@ SEED = int_("seed", 0, SEED_MAX, 1, help="seed of the random numbers",
             sections=_CHAIN + ("exact",) + _LAB_TEXT)
 C = float_("c", 0, 1, 0.1, unit="target runs", help="one draft run's cost, in target runs", step=0.01,
            sections=("speedup", "idle", "bench") + _lab("run", "drafts", "compare", "map"))
+# An engine reaches a share of the roofline's speed (sim/roofline.py, "Engine efficiency"); 1 is
+# the ideal, the default, so the plate's figures stay the seed's. Below 0.1 no engine runs.
+EFF = float_("eff", 0.1, 1, 1.0, unit="of the ideal", step=0.01,
+             help="the share of the roofline's speed an engine reaches (1: the ideal)",
+             sections=("onebyone", "batch", "idle", "bench"))
 # Absent on the page: the α that section 7 measures for the chosen draft.
 ALPHA = float_("alpha", 0, 1, None, help="acceptance rate α (absent: measured)", step=0.001,
                sections=("speedup", "idle"))
@@ -352,7 +357,7 @@ def spec(*params: Param) -> dict[str, Param]:
 
 
 # The page's URL state, in the order the README lists it.
-PAGE = spec(GPU, MODEL, BATCH, CTX, LANES, GAMMA, DRAFT, GREEDY, RULE, TDRAFT, ROUNDS, SEED, C, ALPHA,
+PAGE = spec(GPU, MODEL, BATCH, CTX, LANES, EFF, GAMMA, DRAFT, GREEDY, RULE, TDRAFT, ROUNDS, SEED, C, ALPHA,
             DEPTH, TEXT, TLANG, LDRAFT, ADAPT_)
 
 
@@ -386,7 +391,8 @@ ROUTES = {
 # The library's own checks: any size the arithmetic takes (sim/roofline.py, sim/theory.py).
 LIB = spec(BATCH.but(hi=None), CTX.but(name="context", hi=None), LANES.but(name="n", hi=None),
            GAMMA.but(lo=0, hi=None), ALPHA.but(default=None), C.but(hi=None),
-           int_("positions", 1, None, 1), int_("gamma_max", 1, None, GAMMA_MAX))
+           int_("positions", 1, None, 1), int_("gamma_max", 1, None, GAMMA_MAX), int_("gpus", 1, None, 1),
+           EFF.but(name="efficiency"))
 
 
 def reads(unit: str) -> tuple[str, ...]:

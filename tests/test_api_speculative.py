@@ -150,3 +150,18 @@ def test_untraced_run_is_the_traced_run_without_its_passes(client):
                 "overlap", "tokens_per_pass_formula", "context"):
         assert counted[key] == traced[key], key
     assert get(client, "/api/tubes", rounds=20, trials=200).status_code == 200
+
+
+@pytest.mark.parametrize("trace", [0, 1])
+def test_greedy_run_reports_the_greedy_alpha(client, trace):
+    # Under greedy decoding α is the share of positions where the arg-maxes agree, and the
+    # formula built on it is the one the page compares with the count (issue 12).
+    r = get(client, "/api/run", greedy=1, tokens=200 if not trace else 100, gamma=4, seed=1,
+            trace=trace).get_json()
+    assert r["alpha_measure"] == "agreement"
+    assert len(r["agreement"]) == len(r["tokens"])
+    assert all(isinstance(a, bool) for a in r["agreement"])
+    assert r["alpha"] > 0.9  # the looping greedy text: almost every guess kept
+    assert r["tokens_per_pass_formula"] > 4.5
+    plain = get(client, "/api/run", greedy=0, tokens=100, gamma=4, seed=1, trace=trace).get_json()
+    assert plain["alpha_measure"] == "overlap" and plain["agreement"] is None

@@ -138,3 +138,71 @@ def test_section_9_starts_from_the_measured_alpha(client):
     page = client.get("/en/specdec/").get_data(as_text=True)
     value = re.search(r'id="idle-alpha"[^>]*value="([0-9.]+)"', page).group(1)
     assert float(value) == round(measured, 3) != 0.6
+
+
+# --- issue 12: capacity, published points, the step time over lanes (new keys only) -------------
+
+def test_section_9_curves_end_where_the_streams_stop_fitting():
+    # At 4,096 tokens an H100 holds (80e9 − 16.06e9) / (131,072 × 4,096) = 119 streams of the 8B:
+    # the flat 1.78× of section 9 stops there instead of running to 1,024.
+    d = compute(alpha=0.646)
+    curve = d["idle"]["curve"]
+    assert curve["max_batch"] == 119
+    assert curve["n_fit"] == sum(b <= 119 for b in curve["batches"]) == 13   # 1 … 96
+    assert curve["fits"] == [b <= 119 for b in curve["batches"]]
+    assert curve["at_limit"]["batch"] == 119
+    assert curve["at_limit"]["speedup"] == pytest.approx(
+        roofline.speculative("h100-sxm", "llama-3.1-8b", 119, 4096, 4, 0.646, 0.1)["speedup"])
+    limits = {row["ctx"]: row["max_batch"] for row in d["idle"]["contexts"]}
+    # 63,939,477,504 B of room / (131,072 B × ctx): 476 at 1,024, 119 at 4,096, 14 at 32,768.
+    assert limits == {0: None, 1024: 476, 4096: 119, 32768: 14}
+    assert d["batch"]["curve"]["with_cache_fit"]["n_fit"] == 13
+    assert d["batch"]["curve"]["weights_only_fit"]["n_fit"] == 20    # no cache: every stop fits
+    assert d["batch"]["max_batch"] == 119 and d["batch"]["max_ctx"] == 7622 and d["batch"]["fits"]
+
+
+def test_capacity_for_a_model_that_does_not_fit():
+    d = compute(model="llama-3.1-70b", batch=1, ctx=0)
+    cap = d["capacity"]
+    assert not cap["weights_fit"] and cap["gpus_for_weights"] == 2 and cap["tp_for_weights"] == 2
+    assert cap["need_gb"] == pytest.approx(141.107, rel=1e-4) and cap["memory_gb"] == 80
+    assert not d["onebyone"]["fits"] and d["onebyone"]["tp"] == 2
+    # On two H100s the 141.1 GB read takes 141.1e9 / 6.7e12 = 21.06 ms: 47.5 tokens/s.
+    assert d["onebyone"]["tp_tokens_per_s"] == pytest.approx(2 * d["onebyone"]["tokens_per_s"])
+    assert round(d["onebyone"]["tp_tokens_per_s"], 1) == 47.5
+    assert d["idle"]["curve"]["n_fit"] == 0 and d["idle"]["curve"]["at_limit"] is None
+    assert "evenly" in cap["tp_assumes"]
+
+
+def test_published_points_and_engine_efficiency():
+    d = compute()
+    keys = {r["key"] for r in d["onebyone"]["published"]}
+    assert keys == {"sglang-8b-h100", "sglang-eagle2-8b-h100", "sglang-eagle3-8b-h100"}
+    assert all(r["matches"] for r in d["onebyone"]["published"])
+    assert {r["key"] for r in d["idle"]["published"]} >= {"sglang-eagle3-batch64", "vllm-70b-draft-high-qps"}
+    assert len(d["published"]) == 8
+    assert d["engine"]["efficiency"] == 1.0 and d["engine"]["measured"] == pytest.approx(0.759, abs=1e-3)
+    # Off by default; given, it scales speeds and leaves speed-ups alone.
+    e = compute(efficiency=d["engine"]["measured"])
+    assert e["onebyone"]["tokens_per_s"] == pytest.approx(158.34)
+    assert e["idle"]["speedup"] == pytest.approx(d["idle"]["speedup"])
+    assert d["onebyone"]["embedding_row"]["gb_read"] == pytest.approx(15.0099, rel=1e-4)
+
+
+def test_reader_step_time_is_flat_then_rising():
+    r = compute(lanes=9)["reader"]
+    assert r["ms_per_step"] == pytest.approx(r["ms_flat"]) and not r["past_ridge"]
+    ms = r["curve"]["ms_per_step"]
+    lanes = r["curve"]["lanes"]
+    assert all(m == pytest.approx(r["ms_flat"]) for k, m in zip(lanes, ms) if k <= 295)
+    rising = [m for k, m in zip(lanes, ms) if k >= 296]
+    assert rising == sorted(rising) and rising[-1] > 1.7 * r["ms_flat"]   # 512 / 295.37 = 1.73
+    assert compute(lanes=512)["reader"]["past_ridge"]
+
+
+def test_best_gamma_edges_in_section_9():
+    assert compute(c=0.0, batch=1)["idle"]["best"]["edge"] == "rising"
+    # c = 1 at batch 64, 4,096 tokens (memory-bound): S(1) = 1.6 / 2 = 0.8 < 1: plain decoding.
+    best = compute(c=1.0)["idle"]["best"]
+    assert (best["gamma"], best["speedup"], best["edge"]) == (0, 1.0, "plain")
+    assert best["best_speculative"] == {"gamma": 1, "speedup": pytest.approx(0.8)}

@@ -105,7 +105,10 @@ def run_json(lang, draft, gamma, greedy, rule, tokens, seed, context="", run=Non
         for step, sj in zip(run.steps, out["steps"]):
             sj["residual_rows"] = _residual_rows(step, M.vocab)
     else:
-        out = {"tokens": M.decode(run.tokens), **run.stats(), "overlap": run.overlaps[:len(run.tokens)]}
+        out = {"tokens": M.decode(run.tokens), **run.stats(), "overlap": run.overlaps[:len(run.tokens)],
+               # Greedy runs: whether the arg-maxes agree at each position (what α counts there).
+               "agreement": (run.agreements[:len(run.tokens)] if run.agreements is not None
+                             else None)}
     out["context"] = ctx_tokens
     out["params"] = {"lang": lang, "draft": draft, "gamma": gamma, "greedy": greedy,
                      "rule": rule, "tokens": tokens, "seed": seed, "trace": trace}
