@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from sim import roofline as r
+from sim.params import CTX_MAX
 
 H100 = r.GPUS["h100-sxm"]
 L8B = r.MODELS["llama-3.1-8b"]
@@ -379,7 +380,7 @@ def test_max_context_at_a_batch():
     assert r.max_context(H100, L8B, 64) == 7622
     assert r.fits(H100, L8B, 64, 7622)["fits"] and not r.fits(H100, L8B, 64, 7623)["fits"]
     # One stream holds 487,819 tokens of cache: more than Llama 3.1's 131,072-token window.
-    assert r.max_context(H100, L8B, 1) == 487_819 > r.CONTEXT_MAX
+    assert r.max_context(H100, L8B, 1) == 487_819 > CTX_MAX
     assert r.max_context(H100, "llama-3.1-70b", 1) is None
 
 
