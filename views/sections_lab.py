@@ -267,8 +267,11 @@ def _source_of(v: dict, lang: str) -> tuple[str, str, bool]:
 
 def run(lang: str, v: dict) -> dict:
     src_lang, text, missing = _source_of(v, lang)
-    return {**lab_json(src_lang, text, v["ldraft"], v["gamma"], v["adapt"], v["seed"], v["c"]),
-            "tlang": v["tlang"], "text_missing": missing}
+    out = lab_json(src_lang, text, v["ldraft"], v["gamma"], v["adapt"], v["seed"], v["c"])
+    g = out["gammas"]
+    return {**out, "tlang": v["tlang"], "text_missing": missing,
+            "adapt_ignored": v["ldraft"] == "lookup" and v["adapt"] != "off",
+            "gammas_text": " ".join(map(str, g[:40])) + (" …" if len(g) > 40 else "")}
 
 
 def drafts(lang: str, v: dict) -> dict:

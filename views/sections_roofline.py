@@ -180,6 +180,7 @@ def _idle(g, m, batch: int, ctx: int, gamma: int, alpha: float, c: float,
         rows = roofline.batch_curve(g, m, t, BATCH_STOPS, gamma=gamma, alpha=alpha, c=c)
         limit = roofline.max_batch(g, m, t)
         contexts.append({"ctx": t, "speedup": [r["speedup"] for r in rows],
+                         "never": roofline.breakeven_batch(g, m, t, gamma, alpha, c) is None,
                          "breakeven": roofline.breakeven_batch(g, m, t, gamma, alpha, c),
                          **_fit(rows, limit, _limit_point(g, m, t, limit, {"speedup": "speedup"},
                                                           gamma=gamma, alpha=alpha, c=c))})
