@@ -4,16 +4,17 @@ templates and static files, from the installed copy.
 
 The source is a copy of the repository's files without any compiled catalog (.mo), as a fresh
 clone has, so the Chinese can only come from the build step (setup.py) or the app's start-up
-compile (views/catalogs.py). The environment is made with --system-site-packages so the
-dependencies already installed are used, not downloaded again; pip still builds the package in
-its own isolated environment with the build requirements of pyproject.toml (setuptools, Babel),
-from its cache or the package index, as any user's pip does.
+compile (views/catalogs.py). The new environment sees the test environment's packages (a .pth
+file naming its site-packages) so the dependencies already installed are used, not downloaded
+again; pip still builds the package in its own isolated environment with the build requirements
+of pyproject.toml (setuptools, Babel), from its cache or the package index, as any user's pip does.
 """
 from __future__ import annotations
 
 import json
 import os
 import shutil
+import site
 import subprocess
 import sys
 from pathlib import Path
@@ -58,10 +59,14 @@ def test_fresh_install_serves_chinese(tmp_path, editable):
     src = tmp_path / "specdec"
     shutil.copytree(ROOT, src, ignore=NOT_IN_A_CLONE)
     venv = tmp_path / "venv"
-    # No pip of its own: the system's pip, visible through the system site-packages, installs
-    # into the environment whose python runs it.
-    _run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", venv])
+    _run([sys.executable, "-m", "venv", "--without-pip", venv])
     py = venv / "bin" / "python"
+    # The test environment's packages (pip among them) behind the new environment's own. Not
+    # --system-site-packages: when the tests run in a virtual environment (install.sh's .venv/),
+    # the system's site-packages are not where the packages are. Added as plain path entries,
+    # their .pth files (an editable install of the repository, say) are not run.
+    purelib = _run([py, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"]).strip()
+    Path(purelib, "test-environment.pth").write_text("\n".join(site.getsitepackages()) + "\n")
     _run([py, "-m", "pip", "install", "-q", *(["-e"] if editable else []), src], cwd=tmp_path)
 
     # Run from elsewhere, so `import app` finds the installed module, not a source folder.
