@@ -13,9 +13,14 @@ from flask_babel import gettext as _
 from werkzeug.exceptions import HTTPException
 
 from sim.params import LANGS
+from views import catalogs
 
 DEFAULT_LANG = "en"
 HERE = Path(__file__).resolve().parent
+# The site's files (templates/, static/, translations/) sit beside this module in the repository
+# and an editable install; a built package (wheel, `pip install .`) carries them in the folder
+# specdec_site/ beside it (setup.py).
+SITE = HERE / "specdec_site" if (HERE / "specdec_site").is_dir() else HERE
 
 # plotly.js ships inside the Python plotly package; we serve that file so nothing loads from a CDN.
 PLOTLY_JS = resources.files("plotly") / "package_data" / "plotly.min.js"
@@ -61,10 +66,11 @@ def security_headers(resp):
 
 
 def create_app(test_config: dict | None = None) -> Flask:
-    app = Flask(__name__, static_folder="static", template_folder="templates")
+    app = Flask(__name__, static_folder=SITE / "static", template_folder=SITE / "templates")
     app.config.from_mapping(
         BABEL_DEFAULT_LOCALE=DEFAULT_LANG,
-        BABEL_TRANSLATION_DIRECTORIES=str(HERE / "translations"),
+        # The .mo files are compiled from the committed .po files here when missing or stale.
+        BABEL_TRANSLATION_DIRECTORIES=str(catalogs.translation_dir(SITE / "translations")),
         JSON_SORT_KEYS=False,
     )
     app.json.ensure_ascii = False  # Chinese tokens stay readable in API answers

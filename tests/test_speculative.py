@@ -15,7 +15,17 @@ from sim.tubes import chi_square, first_tokens
 # "said the" is frequent (206 times) and the draft favours "Queen" where the target says "King"
 # (TV 0.64); the Chinese context is the one the code picks for the tubes (TV ≥ 0.2 by construction).
 CONTEXTS = [("en", (",", "when")), ("en", ("said", "the")), ("zh", None)]
+# Draws for each chi-square test, chosen so that a rule with half a wrong rule's bias (a quarter
+# of its noncentrality λ) is still refused at SIGNIFICANCE with probability above 1 − 1e-6;
+# λ measured over 4 seeds with resample-target.
+# The vectorised first tokens (sim.tubes.first_tokens) cost nothing: 20,000.
 N_DRAWS = 20_000
+# One speculative_step per draw: 10,000 (resample-target: χ² 595-706 on ~62 bins, λ ≈ 590,
+# critical value 102; half its bias is missed with probability 7e-7).
+N_STEP_DRAWS = 10_000
+# The loop's first two tokens, jointly: 20,000 (resample-target: λ ≈ 1,160 on ~278 bins, half its
+# bias missed with probability 3e-9; at 10,000, λ ≈ 550 and it would be missed 1 time in 80).
+N_LOOP_DRAWS = 20_000
 SIGNIFICANCE = 1e-3
 
 
@@ -49,7 +59,7 @@ def test_the_step_itself_passes_chi_square():
     # The same test through speculative_step (γ = 2), not the vectorised tubes helper.
     target, draft, ctx = models_and_context("en", ("said", "the"))
     rng = np.random.default_rng(7)
-    first = [speculative_step(target, draft, ctx, 2, rng).written[0][0] for _ in range(N_DRAWS)]
+    first = [speculative_step(target, draft, ctx, 2, rng).written[0][0] for _ in range(N_STEP_DRAWS)]
     counts = np.bincount(first, minlength=target.V)
     assert chi_square(counts, target.dist(ctx))[1] > SIGNIFICANCE
 
@@ -72,11 +82,12 @@ def joint_pvalue(target, ctx, pairs):
     return chisquare(obs, np.array(exp) * sum(obs) / sum(exp))[1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rule,passes", [("exact", True), ("resample-target", False)])
 def test_loop_first_two_tokens_follow_the_targets_joint_distribution(rule, passes):
     target, draft, ctx = models_and_context("en", ("said", "the"))
     rng = np.random.default_rng(11)
-    pairs = [tuple(generate(target, draft, ctx, 2, 3, rng, rule=rule).tokens) for _ in range(N_DRAWS)]
+    pairs = [tuple(generate(target, draft, ctx, 2, 3, rng, rule=rule).tokens) for _ in range(N_LOOP_DRAWS)]
     assert (joint_pvalue(target, ctx, pairs) > SIGNIFICANCE) == passes
 
 
