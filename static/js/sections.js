@@ -55,14 +55,28 @@ class Section {
     this.near = false;
     for (const s of el.querySelectorAll("script[data-answer]")) {
       try {
+        const unit = s.dataset.answer;
         const data = JSON.parse(s.textContent);
-        this.data.set(s.dataset.answer, data);
-        requests.set(urlFor(s.dataset.answer), Promise.resolve({ data, html: null }));
-      } catch { /* a broken answer is asked for again below */ }
+        this.data.set(unit, data);
+        // The page's own rendering of this answer's live text, for coming back to this state.
+        requests.set(urlFor(unit), Promise.resolve({ data, html: this.liveText(unit) }));
+      } catch { /* a broken answer is asked for again when the state changes */ }
     }
   }
 
   answer(unit = this.units[0]) { return this.data.get(unit) ?? null; }
+
+  // The live blocks of a unit as they are now: all of a one-unit section's, a part's own
+  // (named "<part>_…") in a section of parts.
+  liveText(unit) {
+    const part = unit.includes(".") ? `${unit.split(".")[1]}_` : "";
+    const out = {};
+    for (const block of this.el.querySelectorAll("[data-live]")) {
+      const name = block.dataset.live;
+      if (part ? name.startsWith(part) : this.units.length === 1) out[name] = block.innerHTML;
+    }
+    return out;
+  }
 
   onAnswer(fn) { this.listeners.add(fn); }
 

@@ -161,18 +161,17 @@ def test_reduced_motion_is_honoured(browser, live_url, lang):
 
 
 def test_busy_and_loading_states_keep_full_contrast(page, live_url, axe_source):
-    # While new numbers load, widgets mark themselves busy; the cue must not fade the text (axe
-    # found 3.5:1 on section 9's readouts at 75 % opacity). Force both states and audit them.
+    # While new numbers load, a section marks itself busy; the cue must not fade the text (axe
+    # found 3.5:1 on section 9's readouts at 75 % opacity). Force the state on every section and
+    # audit it.
     open_ready(page, live_url + "/en/specdec/")
-    page.evaluate("""() => {
-        document.querySelectorAll('.rf-widget').forEach(w => w.setAttribute('aria-busy', 'true'));
-        document.querySelector('.lab').setAttribute('data-loading', '1');
-    }""")
-    faded = page.evaluate("""() => [...document.querySelectorAll(
-            '.rf-widget[aria-busy] .rf-readouts dd, .lab[data-loading] .lab-tape, .lab[data-loading] .lab-readout')]
+    page.evaluate("""() => document.querySelectorAll('.plate-section[data-units]')
+        .forEach(s => { if (s.dataset.units) s.setAttribute('aria-busy', 'true'); })""")
+    faded = page.evaluate("""() => [...document.querySelectorAll('.plate-section[aria-busy] .live .num, .lab-tape')]
         .filter(e => { for (let n = e; n; n = n.parentElement) if (getComputedStyle(n).opacity !== '1') return true; })
         .map(e => e.className)""")
     assert faded == []
     assert page.evaluate("getComputedStyle(document.querySelector('.lab .lab-tape')).outlineStyle") == "dashed"
+    assert page.evaluate("getComputedStyle(document.querySelector('#idle .live .num')).textDecorationStyle") == "dotted"
     found = [v for v in serious_violations(page, axe_source) if v.startswith("color-contrast")]
     assert not found, "\n".join(found)

@@ -23,7 +23,7 @@ def _count_documents(page):
 
 def _prose(page, anchor):
     # The section's first paragraph of Picture prose (a direct <p> child, not a note).
-    return page.locator(f"#{anchor} > p").first
+    return page.locator(f"#{anchor} .prose > p").first
 
 
 def test_switch_in_place_changes_visibility_and_url(page, live_url):
@@ -74,7 +74,7 @@ def test_reload_and_language_switch_keep_the_depth(page, live_url):
 def test_predict_first_reveals_on_pick_or_summary(page, live_url):
     _load(page, f"{live_url}/en/specdec/")
     block = page.locator("#tape .predict")
-    answer = block.locator("details > p").first
+    answer = block.locator("details .live > p").first
     assert answer.is_hidden()
     wrong = block.locator(".predict__opt:not(.predict__opt--right) label").first
     wrong.click()
@@ -83,9 +83,9 @@ def test_predict_first_reveals_on_pick_or_summary(page, live_url):
     assert block.locator(".predict__opt:has(input:checked) .predict__mark--wrong").is_visible()
 
     other = page.locator("#rule .predict")
-    assert other.locator("details > p").first.is_hidden()       # one section's pick opens only its own
+    assert other.locator("details .live > p").first.is_hidden()       # one section's pick opens only its own
     other.locator("summary").click()
-    assert other.locator("details > p").first.is_visible()
+    assert other.locator("details .live > p").first.is_visible()
     assert other.locator(".predict__mark--wrong:visible").count() == 0   # nothing picked, nothing flagged
     assert page.console_errors == []
 
@@ -97,9 +97,9 @@ def test_without_scripts_the_switch_is_links(browser, live_url):
     pg.locator('.depth-switch a[data-depth-choice="story"]').click()
     pg.wait_for_url("**depth=story**")
     assert pg.locator("#exact .depth-note--story").is_visible()
-    assert pg.locator("#exact > p").first.is_hidden()
+    assert pg.locator("#exact .prose > p").first.is_hidden()
     pg.locator("#exact .predict summary").click()
-    assert pg.locator("#exact .predict details > p").first.is_visible()
+    assert pg.locator("#exact .predict details .live > p").first.is_visible()
     ctx.close()
 
 

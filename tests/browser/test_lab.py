@@ -24,14 +24,16 @@ def test_paste_count_and_copy_draft(page, live_url):
     sha = usertext.digest(REFRAIN.encode())
     assert f"text={sha}" in page.url and "tlang=en" in page.url
     assert "tokens" in page.text_content("[data-out=text-status]")
+    assert "tokens" in page.text_content("#lab [data-live=run_status]")   # the server's "Your text: …"
     # The copy draft keeps most of its guesses on a refrain: several tokens per pass.
-    assert float(page.text_content("[data-out=tpp]").replace(",", "")) > 2.0
+    assert float(page.text_content("#lab .lab-readout [data-field=tokens_per_pass]").replace(",", "")) > 2.0
     assert page.locator(".lab-tape .tape-cell--kept").count() > 20
     # The map is drawn, with the current (γ, c) marked.
-    page.wait_for_selector("[data-out=map] .main-svg", timeout=60_000)
+    page.locator("#lab [data-plot=map]").scroll_into_view_if_needed()
+    page.wait_for_selector("#lab [data-plot=map] .main-svg", timeout=60_000)
     page.select_option("#lab-adapt", "hf")
     page.select_option("#lab-draft", "bigram")
-    page.wait_for_selector("[data-out=compare]:not([hidden])", timeout=60_000)
+    page.wait_for_selector("#lab .lab-compare table", timeout=60_000)
     assert "adapt=hf" in page.url
     assert page.console_errors == [] and page.foreign_requests == []
 
@@ -46,8 +48,11 @@ def test_forgotten_text_is_sent_again(page, live_url):
         usertext.CACHE._d.clear()
     with page.expect_response(lambda r: "/api/lab/text" in r.url and r.status == 200, timeout=60_000):
         page.select_option("#lab-gamma", "2")
-    page.wait_for_selector("[data-widget=lab]:not([data-loading])", timeout=60_000)
-    assert page.locator("[data-widget=lab] .spec-error").count() == 0
+    page.wait_for_function("() => !document.querySelector('#lab[aria-busy=true]') && /2/.test(document.querySelector('#lab [data-field=gammas_text]').textContent)",
+                           timeout=60_000)
+    assert page.locator("#lab .widget-error").count() == 0
+    assert page.locator("#lab").get_attribute("data-units")  # still the lab, now at γ = 2 on the text
+    assert page.locator("[data-widget=lab]").get_attribute("data-source") == "text"
     # The browser logs the deliberate 404 itself; nothing else may be logged.
     assert all("404" in e for e in page.console_errors)
 
@@ -58,5 +63,5 @@ def test_reads_without_scripts(browser, live_url):
     pg.goto(f"{live_url}/zh/specdec/?ldraft=lookup&adapt=cost#lab")
     assert pg.locator("#lab .lab-tape .tape-cell").count() > 50
     assert pg.locator("#lab .lab-map-table td").count() == 25
-    assert pg.locator("#lab [data-out=drafts] tbody tr").count() == 4
+    assert pg.locator("#lab [data-live=drafts_table] tbody tr").count() == 4
     ctx.close()

@@ -117,7 +117,7 @@ def test_lab_tables_fit_a_phone(browser, live_url, lang):
     # may push the page sideways, nor need a sideways scroll of its own.
     ctx, pg = _phone(browser)
     _load(pg, f"{live_url}/embed/{lang}/specdec/lab/?adapt=hf")
-    assert pg.locator("#lab [data-out=compare]").is_visible()
+    assert pg.locator("#lab .lab-compare table").is_visible()
     assert pg.evaluate("() => document.documentElement.scrollWidth") <= 390
     tables = pg.locator("#lab table.lab-table").evaluate_all(
         "ts => ts.map(t => [t.getBoundingClientRect().right, t.parentElement.clientWidth + t.parentElement.getBoundingClientRect().left])")

@@ -12,8 +12,11 @@ def _load(page, url):
 
 
 def _ready(page, anchor):
-    page.wait_for_function(f"() => document.querySelector('#{anchor} [data-widget]').dataset.ready === '1'",
-                           timeout=20000)
+    page.wait_for_selector(f"#{anchor} [data-widget][data-state=mounted]", state="attached", timeout=20000)
+
+
+def _settled(page):
+    page.wait_for_function("() => !document.querySelector('.plate-section[aria-busy=true]')", timeout=20000)
 
 
 def test_tape_steps_add_tokens_with_the_right_marks(page, live_url):
@@ -21,7 +24,9 @@ def test_tape_steps_add_tokens_with_the_right_marks(page, live_url):
     _ready(page, "tape")
     cells = page.locator("#tape .tape-cell:not(.tape-cell--context)")
     assert cells.count() == 0  # reset to the context alone once the run has loaded
-    run = page.evaluate("() => fetch('/api/run?lang=en&draft=bigram&gamma=4&greedy=0&rule=exact&seed=3&tokens=40').then(r => r.json())")
+    run = page.evaluate("() => fetch('/api/section/tape?lang=en&seed=3').then(r => r.json())")["data"]["run"]
+    same = page.evaluate("() => fetch('/api/run?lang=en&draft=bigram&gamma=4&greedy=0&rule=exact&seed=3&tokens=40').then(r => r.json())")
+    assert [st["written"] for st in run["steps"]] == [st["written"] for st in same["steps"]]  # the public API's run
     total = 0
     for i in range(3):
         page.locator("#tape [data-act=step]").click()
@@ -58,11 +63,11 @@ def test_tubes_fill_and_a_wrong_rule_changes_the_readout(page, live_url):
     page.wait_for_function("() => document.querySelector('#exact [data-widget]').dataset.rounds === '2'")
     assert page.locator("#exact svg.tube--spec .ball").count() == 100
     assert page.locator("#exact svg.tube--plain .ball").count() == 100
-    before = w.locator("[data-out=put-in]").inner_text()
-    assert int(before) > 0
-    w.locator("select[data-state=rule]").select_option("keep-draft")
+    put_in = w.locator('[data-field="tubes.speculative.put_in"]')
+    assert int(put_in.inner_text()) > 0
+    w.locator("select[data-param=rule]").select_option("keep-draft")
     page.wait_for_function("() => document.querySelector('#exact [data-widget]').dataset.rule === 'keep-draft'")
-    assert w.locator("[data-out=put-in]").inner_text() == "0"
+    assert put_in.inner_text() == "0"
     assert page.locator("#exact .ball--put-in").count() == 0
     assert "rule=keep-draft" in page.url
     assert page.console_errors == []
@@ -72,24 +77,24 @@ def test_sliders_change_the_numbers(page, live_url):
     _load(page, f"{live_url}/embed/en/specdec/speedup/")
     page.locator("#speedup").scroll_into_view_if_needed()
     _ready(page, "speedup")
-    out = page.locator("#speedup [data-out=speedup]")
-    cycle = page.locator("#speedup [data-out=cycle-draft]")
+    out = page.locator('#speedup .spec-readout [data-field="theory.speedup"]')
+    cycle = page.locator('#speedup [data-field="theory.cycle.draft"]')
     before, cyc = out.inner_text(), cycle.inner_text()
     page.locator("#speedup-c").fill("0.5")
-    page.wait_for_function("(b) => document.querySelector('#speedup [data-out=speedup]').textContent !== b", arg=before)
+    page.wait_for_function("(b) => document.querySelector('#speedup .spec-readout [data-field=\"theory.speedup\"]').textContent !== b", arg=before)
     assert cycle.inner_text() != cyc  # γc: 0.40 -> 2.00 at γ = 4
     assert "c=0.5" in page.url
     # A slower draft never raises the speed-up.
     assert float(out.inner_text().rstrip("×")) < float(before.rstrip("×"))
-    page.wait_for_selector("#speedup .speedup-chart.is-live .main-svg", timeout=20000)
+    page.wait_for_selector("#speedup .speedup-chart.is-drawn .main-svg", timeout=20000)
     assert page.console_errors == [] and page.foreign_requests == []
 
 
 def test_alpha_follows_the_draft(page, live_url):
     _load(page, f"{live_url}/embed/en/specdec/alpha/")
     _ready(page, "alpha")
-    a = page.locator("#alpha [data-out=alpha]")
+    a = page.locator('#alpha .spec-readout [data-field="alpha"]')
     before = a.inner_text()
-    page.locator("#alpha select[data-state=draft]").select_option("trigram")
-    page.wait_for_function("(b) => document.querySelector('#alpha [data-out=alpha]').textContent !== b", arg=before)
+    page.locator("#alpha select[data-param=draft]").select_option("trigram")
+    page.wait_for_function("(b) => document.querySelector('#alpha .spec-readout [data-field=\"alpha\"]').textContent !== b", arg=before)
     assert a.inner_text() == "1.000"

@@ -51,7 +51,7 @@ def test_zh_page_loads_clean_and_reads_chinese(page, live_url):
 
 def test_zh_tape_step_adds_chinese_tokens(page, live_url):
     _load(page, f"{live_url}/embed/zh/specdec/tape/?seed=3")
-    page.wait_for_selector("#tape [data-widget][data-ready='1']", state="attached", timeout=20000)
+    page.wait_for_selector("#tape [data-widget][data-state=mounted]", state="attached", timeout=20000)
     cells = page.locator("#tape .tape-cell:not(.tape-cell--context)")
     before = cells.count()
     page.locator("#tape [data-act=step]").click()
@@ -68,12 +68,12 @@ def test_zh_tape_step_adds_chinese_tokens(page, live_url):
 
 def test_zh_slider_changes_a_number(page, live_url):
     _load(page, f"{live_url}/embed/zh/specdec/speedup/")
-    speed = page.locator("#speedup [data-out=speedup]")
+    speed = page.locator('#speedup .spec-readout [data-field="theory.speedup"]')
     before = speed.inner_text()
     slider = page.locator("#speedup-c")
     slider.focus()
     page.keyboard.press("End")  # the draft costs as much as the target: speculation cannot pay
-    expect(speed).not_to_have_text(before, timeout=10000)  # the widget asks /api/theory
+    expect(speed).not_to_have_text(before, timeout=10000)  # the section asks for its new answer
     after = speed.inner_text()
     assert after != before, (before, after)
     assert float(after.rstrip("×").replace(",", "")) < 1.0
@@ -182,13 +182,14 @@ def test_zh_large_numbers_read_in_wan_and_yi(browser, live_url, query):
 
 
 def test_zh_numbers_refreshed_by_scripts_keep_the_servers_form(browser, live_url):
-    """The scripts (Intl) and the server (babel) write the same text for the same number."""
+    """A number refreshed after a change is written as the server writes it without scripts (the
+    server renders the live text for the new state too)."""
     ctx = browser.new_context(java_script_enabled=False)
     pg = ctx.new_page()
     pg.goto(f"{live_url}/zh/specdec/?gpu=b200&batch=1024")
     fields = ['#onebyone [data-field="model.params"]', '#batch .rf-readouts [data-field="batch.weights_only.tokens_per_s"]',
               '#batch .rf-readouts [data-field="batch.with_cache.tokens_per_s"]', '#idle .rf-readouts [data-field="idle.tokens_per_s_spec"]',
-              '#onebyone > p [data-field="onebyone.gflop"]']  # given in billions: 161亿
+              '#onebyone .prose > p [data-field="onebyone.gflop"]']  # given in billions: 161亿
     server = [pg.locator(f).inner_text() for f in fields]
     ctx.close()
     ctx = browser.new_context()
@@ -199,7 +200,9 @@ def test_zh_numbers_refreshed_by_scripts_keep_the_servers_form(browser, live_url
     pg.locator("#obo-model").select_option("llama-3.1-8b")
     expect(pg.locator(fields[0])).not_to_have_text(before, timeout=10000)
     pg.locator("#obo-gpu").select_option("b200")
-    pg.wait_for_load_state("networkidle")
+    for anchor in ("batch", "idle", "onebyone"):   # sections further down are asked for as they come near
+        pg.locator(f"#{anchor}").scroll_into_view_if_needed()
+        pg.wait_for_load_state("networkidle")
     expect(pg.locator(fields[1])).to_have_text(server[1], timeout=10000)
     assert [pg.locator(f).inner_text() for f in fields] == server
     assert sum(bool(COMPACT.match(s)) for s in server) >= 4, server

@@ -125,6 +125,7 @@ export function mount(el, ctx) {
   const map = lazyChart(el.querySelector('[data-plot="map"]'), ctx, (P, box, m) => drawMap(P, box, m, ctx));
   const draw = (a, unit) => {
     if (unit === "lab.map") map(a);
+    if (unit === "lab.run" && a) el.dataset.source = a.text ? "text" : "book";
     if (a?.text_missing && state.get("text")) recover();
   };
   for (const unit of ["lab.run", "lab.map"]) draw(ctx.answer(unit), unit);
