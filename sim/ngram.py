@@ -154,8 +154,9 @@ class NGramModel:
             # others: keep as many as fit in cache_bytes (a sparse one is at most its widest row
             # of ids and values, 16 bytes a token; a dense one V floats).
             widest = max(1, int(np.diff(c.bi.start).max(initial=1)))
-            n_sparse = max(64, min(SPARSE_CACHE, cache_bytes // (16 * widest)))
-            n_dense = max(16, min(DENSE_CACHE, cache_bytes // (8 * max(1, c.V))))
+            # At least one of each, even when a single one is larger than cache_bytes.
+            n_sparse = max(1, min(SPARSE_CACHE, cache_bytes // (16 * widest)))
+            n_dense = max(1, min(DENSE_CACHE, cache_bytes // (8 * max(1, c.V))))
         self._sparse_cached = lru_cache(maxsize=n_sparse)(self._sparse)
         self._dist_cached = lru_cache(maxsize=n_dense)(self._dist)
 

@@ -1,20 +1,24 @@
 """JSON routes for section 14, the lab: a reader's own text, runs on it, tubes, the break-even map.
 
-  POST /api/lab/text?lang=en|zh   body: the text (UTF-8, ≤ 2 MB)  -> {"text": sha256, tokens, ...}
+  POST /api/lab/text?lang=en|zh   body: the text (≤ 2 MB, any of sim.usertext's encodings)
+                                  -> {"text": sha256, tokens, ..., "encoding": what it was read as}
   GET  /api/lab/run               text, lang, draft, gamma, adapt, seed, c, tokens  (one run)
   GET  /api/lab/drafts            text, lang, gamma, seed, c, tokens  (every draft, four runs)
   GET  /api/lab/compare           text, lang, draft, gamma, adapt, seed, c, tokens  (nine runs)
   GET  /api/lab/tubes             text, lang, seed
   GET  /api/lab/breakeven         gamma, c
 
-A ``text`` this process does not know (another worker, a restart, an evicted entry) answers 404
-with an error naming ``text``; the browser then sends the text again and retries.
+A ``text`` this process does not hold is counted again from the shared store (serving.textstore);
+one the store does not have either answers 404 with an error naming ``text``, and the browser
+then sends the text again and retries. A process already counting as many texts as it may
+answers 503 with Retry-After (sim.usertext.COUNTING).
 """
 from __future__ import annotations
 
 from flask import jsonify, request
 from flask_babel import gettext as _
 
+from serving import textstore
 from sim import usertext
 from views import sections_lab as lab
 from views.api import bp
@@ -44,6 +48,7 @@ TUBES_SPEC = {"text": TEXT, "lang": Param.choice(lab.LANGS, default="en"), "seed
 MAP_SPEC = {"gamma": Param.int(1, 16, default=4), "c": Param.float(0.0, 1.0, default=0.1)}
 UPLOAD_SPEC = {"lang": Param.choice(lab.LANGS, default="en")}
 TEXT_ALLOWED = "sha256 (64 hex digits) of a text sent to POST /api/lab/text"
+UPLOAD_ALLOWED = "text of 50 tokens to 2 MB in UTF-8, UTF-16, GB18030 (GBK), Big5 or windows-1252"
 
 
 def _text_param(v: dict) -> str:
@@ -62,19 +67,31 @@ def _unknown(_e):
     return jsonify(body), 404
 
 
+@bp.errorhandler(usertext.Busy)
+def _busy(e: usertext.Busy):
+    # This worker is counting as many texts as it may: a moment later it (or another) will not be.
+    body = {"error": {"param": "text", "allowed": UPLOAD_ALLOWED, "status": 503,
+                      "message": _("The server is counting other texts; it will try yours again in a moment.")}}
+    resp = jsonify(body)
+    resp.status_code = 503
+    resp.headers["Retry-After"] = str(e.retry_after)
+    return resp
+
+
 @bp.post("/lab/text")
 def lab_text():
     v = parse(request.args, UPLOAD_SPEC)
     too_big = usertext.TextError("too_big", size=request.content_length, max=usertext.MAX_BYTES)
     if request.content_length is not None and request.content_length > usertext.MAX_BYTES:
-        raise ParamError("text", "UTF-8 text of at most 2 MB", lab.text_error_message(too_big))
+        raise ParamError("text", UPLOAD_ALLOWED, lab.text_error_message(too_big))
     # Read at most one byte more than allowed, whatever the headers claim.
     raw = request.stream.read(usertext.MAX_BYTES + 1)
     try:
-        ut = usertext.load(raw, v["lang"])
+        dec = usertext.decode(raw)
+        ut = usertext.load_text(dec, v["lang"], store=textstore.current())
     except usertext.TextError as e:
-        raise ParamError("text", "UTF-8 text of 50 tokens to 2 MB", lab.text_error_message(e)) from None
-    resp = jsonify(lab.text_info(ut))
+        raise ParamError("text", UPLOAD_ALLOWED, lab.text_error_message(e)) from None
+    resp = jsonify({**lab.text_info(ut), "encoding": dec.encoding})
     resp.headers["Cache-Control"] = "no-store"
     return resp
 
