@@ -289,9 +289,10 @@ CACHE = TextCache()
 COUNTING = CountingGate()
 
 
-def load_text(dec: Decoded, lang: str, cache: TextCache = CACHE, store=None) -> UserText:
-    """The models of a decoded text: from this process's cache, else counted (and the text put
-    in the store, where every worker finds it)."""
+def load_text(dec: Decoded, lang: str, cache: TextCache | None = None, store=None) -> UserText:
+    """The models of a decoded text: from this process's cache (``CACHE`` unless another is
+    given), else counted (and the text put in the store, where every worker finds it)."""
+    cache = CACHE if cache is None else cache
     data = dec.data
     sha = digest(data)
     ut = cache.get((sha, lang))
@@ -306,18 +307,19 @@ def load_text(dec: Decoded, lang: str, cache: TextCache = CACHE, store=None) -> 
     return ut
 
 
-def load(raw: bytes, lang: str, cache: TextCache = CACHE, store=None) -> UserText:
+def load(raw: bytes, lang: str, cache: TextCache | None = None, store=None) -> UserText:
     """``load_text`` of the upload's bytes."""
     if lang not in LANGS:
         raise ValueError(f"lang must be one of {LANGS}")
     return load_text(decode(raw), lang, cache, store)
 
 
-def lookup(sha: str, lang: str, cache: TextCache = CACHE, store=None) -> UserText | None:
+def lookup(sha: str, lang: str, cache: TextCache | None = None, store=None) -> UserText | None:
     """The models of a hash: from this process's cache, else counted from the store's copy of the
     text; None if neither has it (the browser must send the text again). May raise Busy."""
     if not SHA256_HEX.fullmatch(sha or "") or lang not in LANGS:
         return None
+    cache = CACHE if cache is None else cache
     ut = cache.get((sha, lang))
     if ut is not None or store is None:
         return ut

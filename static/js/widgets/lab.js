@@ -17,15 +17,25 @@ function recall(hash) {
   try { return JSON.parse(sessionStorage.getItem(STORE + hash) || "null"); } catch { return null; }
 }
 
+// body: a string (sent as UTF-8) or a file's own bytes (the server finds their encoding). A
+// server busy counting other texts answers 503 with Retry-After: wait that long, a few times.
 async function postText(ctx, body, lang) {
-  const resp = await fetch(`/api/lab/text?lang=${encodeURIComponent(lang)}`, {
-    method: "POST", body, headers: { "Content-Type": "text/plain; charset=utf-8",
-                                     Accept: "application/json", "Accept-Language": ctx.lang },
-  });
-  let json = null;
-  try { json = await resp.json(); } catch { json = null; }
-  if (!resp.ok) throw new Error(json?.error?.message || `${resp.status}`);
-  return json;
+  const type = typeof body === "string" ? "text/plain; charset=utf-8" : "application/octet-stream";
+  for (let attempt = 0; ; attempt++) {
+    const resp = await fetch(`/api/lab/text?lang=${encodeURIComponent(lang)}`, {
+      method: "POST", body, headers: { "Content-Type": type,
+                                       Accept: "application/json", "Accept-Language": ctx.lang },
+    });
+    let json = null;
+    try { json = await resp.json(); } catch { json = null; }
+    const wait = Number(resp.headers.get("Retry-After"));
+    if (resp.status === 503 && attempt < 3 && wait > 0 && wait <= 30) {
+      await new Promise((ok) => setTimeout(ok, wait * 1000));
+      continue;
+    }
+    if (!resp.ok) throw new Error(json?.error?.message || `${resp.status}`);
+    return json;
+  }
 }
 
 export function mount(el, ctx) {
@@ -45,13 +55,21 @@ export function mount(el, ctx) {
   const textHash = () => String(ctx.state.get("text") || "");
 
   // ---- sending the text ------------------------------------------------------------------------
-  async function send(text, lang) {
+  // input: the pasted text, or a chosen file (a Blob), sent as its bytes so the server can tell
+  // its encoding (a GBK file read here as UTF-8 would arrive already garbled).
+  async function send(input, lang) {
     status.textContent = t("sending");
-    const info = await postText(ctx, text, lang);
-    memory.set(info.text, { lang, text });
-    remember(info.text, lang, text);
-    status.textContent = t("counted", {
-      tokens: formatCount(info.tokens), vocab: formatCount(info.vocab_size), ms: fmt(info.count_ms, 0) });
+    const info = await postText(ctx, input, lang);
+    let text = input;
+    if (typeof input !== "string") {
+      try { text = new TextDecoder(info.encoding).decode(await input.arrayBuffer()); } catch { text = null; }
+    }
+    memory.set(info.text, { lang, text: text ?? input });
+    if (text !== null) remember(info.text, lang, text);
+    // Two sentences: a space between them in English, none after a Chinese full stop.
+    status.textContent = [t("counted", {
+      tokens: formatCount(info.tokens), vocab: formatCount(info.vocab_size), ms: fmt(info.count_ms, 0) }),
+    t("encoding", { encoding: info.encoding })].join(ctx.lang === "zh" ? "" : " ");
     return info;
   }
 
@@ -65,7 +83,7 @@ export function mount(el, ctx) {
     if (file.files && file.files[0]) {
       const f = file.files[0];
       if (f.size > maxBytes) throw new Error(t("too_big"));
-      return f.text();
+      return f;
     }
     return area.value;
   }
@@ -74,7 +92,7 @@ export function mount(el, ctx) {
     e.preventDefault();
     try {
       const text = await readInput();
-      if (!text.trim()) { status.textContent = t("no_text"); return; }
+      if (typeof text === "string" ? !text.trim() : !text.size) { status.textContent = t("no_text"); return; }
       const lang = tlang();
       const info = await send(text, lang);
       if (ctx.state.get("tlang") === "auto") ctx.state.set("tlang", lang);
