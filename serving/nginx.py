@@ -76,7 +76,7 @@ def render(listen: str, upstream: str, run_dir: str, *, workers: str = "auto",
     }), undefined=StrictUndefined, keep_trailing_newline=True, autoescape=False)
     return env.get_template("nginx.conf").render(
         listen=listen, upstream=upstream, run_dir=run_dir, workers=workers,
-        access_log=access_log or "off", log_level=log_level, connections=CONNECTIONS,
+        access_log={"-": "/dev/stdout", None: "off", "": "off"}.get(access_log, access_log), log_level=log_level, connections=CONNECTIONS,
         header_timeout=HEADER_TIMEOUT_S, body_timeout=BODY_TIMEOUT_S, send_timeout=SEND_TIMEOUT_S,
         keepalive_timeout=KEEPALIVE_TIMEOUT_S, retry_after=RETRY_AFTER_S, max_body=MAX_BYTES,
         csp=_CSP.format(ancestors="'self'"), upload_allowed=UPLOAD_ALLOWED, messages=messages())

@@ -238,3 +238,29 @@ def test_an_undecodable_upload_names_the_byte_counted_from_one(client):
     assert "第 1 个字节" in msg and "UTF-8" in msg
     en = upload(client, bytes(range(0x80, 0x100)) * 8).get_json()["error"]["message"]
     assert "byte 1 " in en
+
+
+def test_tokenizing_runs_under_no_wall_clock_timer(monkeypatch):
+    # NLTK 3.10 runs RegexpTokenizer's matches under redos.DEFAULT_TIMEOUT (5 s); under load
+    # that failed uploads with a 500. Ours calls the same engine without the timer: with NLTK's
+    # timer made impossibly short, NLTK's tokenizer gives up and ours still gives NLTK's tokens.
+    from nltk import redos
+    from nltk.tokenize import RegexpTokenizer
+    from corpus import text
+    sample = "“Mock Turtle’s mock-turtle soup,” said—she. Ünïcödé wörds, x²; 七斤嫂 " * 2000
+    expected = RegexpTokenizer(text.EN_PATTERN).tokenize(sample)
+    monkeypatch.setattr(redos, "DEFAULT_TIMEOUT", 1e-9)
+    with pytest.raises(TimeoutError):
+        RegexpTokenizer(text.EN_PATTERN).tokenize(sample)
+    assert text.tokenize_en(sample) == expected
+
+
+def test_anything_that_times_out_answers_503_json(client, monkeypatch):
+    import sim.usertext
+
+    def too_slow(*_a, **_k):
+        raise TimeoutError("regex timed out")
+    monkeypatch.setattr(sim.usertext, "tokenize", too_slow)
+    r = upload(client, REFRAIN.encode() + b" timed out")
+    assert r.status_code == 503 and r.headers["Retry-After"] == "2"
+    assert r.get_json()["error"]["status"] == 503

@@ -78,6 +78,18 @@ def _busy(e: usertext.Busy):
     return resp
 
 
+@bp.errorhandler(TimeoutError)
+def _timed_out(_e: TimeoutError):
+    # Nothing here runs under a timer any more (the tokenizer did: NLTK 3.10's 5 s wall clock),
+    # but whatever times out, on any API route, is the server's load, not the request: 503.
+    body = {"error": {"param": None, "allowed": None, "status": 503,
+                      "message": _("The server is busy; try again in a moment.")}}
+    resp = jsonify(body)
+    resp.status_code = 503
+    resp.headers["Retry-After"] = "2"
+    return resp
+
+
 @bp.post("/lab/text")
 def lab_text():
     v = parse(request.args, UPLOAD_SPEC)
