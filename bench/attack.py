@@ -20,9 +20,9 @@ Attacks (--only NAME[,NAME]; all by default):
   (each of these keeps N connections open for the attack's duration: one closed by the server
   is opened again at once)
   uploads      24 different 2 MB texts uploaded at once (a 503 sent again after Retry-After, as
-               the lab's script does, three times at most)
+               the lab's script does, 15 times at most)
   giant        a 2 MB text of 60 words of 34,000 letters: the answers' sizes and the memory
-  texts        50 different 1 MB texts, each uploaded and run once: the memory afterwards
+  texts        50 (--texts) different 1 MB texts, each uploaded and run once: the memory afterwards
   junk         300 page requests each with a parameter of its own, then 300 each with a Host of
                its own: how long they take (a full render is ~0.2 s, a cached page a few ms)
 
@@ -284,13 +284,13 @@ async def uploads_attack(port: int, n: int = 24):
     texts = [words_text(1000 + i, 2 * 1024 * 1024 - 100) for i in range(n)]
 
     async def upload(t):
-        # As the lab's script does: a 503 is sent again after its Retry-After, three times at most.
+        # As the lab's script does: a 503 is sent again after its Retry-After, 15 times at most.
         t0 = time.perf_counter()
         first = None
-        for attempt in range(4):
+        for attempt in range(16):
             status, _n, _t = await request(port, "POST", "/api/lab/text?lang=en", t, timeout=120)
             first = status if first is None else first
-            if status != 503 or attempt == 3:
+            if status != 503 or attempt == 15:
                 break
             await asyncio.sleep(2)
         return first, status, time.perf_counter() - t0
@@ -360,7 +360,7 @@ def fmt_rss(r) -> str:
     return f"{r[0]:.0f} (largest {r[1]:.0f})"
 
 
-async def run(kind: str, conns: int, seconds: float, only: list[str]) -> None:
+async def run(kind: str, conns: int, seconds: float, only: list[str], n_texts: int = 50) -> None:
     import tempfile
     run_dir = Path(tempfile.mkdtemp(prefix="specdec-attack-"))
     port = free_port()
@@ -394,7 +394,7 @@ async def run(kind: str, conns: int, seconds: float, only: list[str]) -> None:
                         f"page {o['page_bytes'] / 1024:.0f} KiB; RSS {fmt_rss(o['rss_before'])} -> "
                         f"{fmt_rss(o['rss_after'])}")
             elif name == "texts":
-                o = await texts_attack(port, proc.pid)
+                o = await texts_attack(port, proc.pid, n_texts)
                 res = None
                 note = f"{o['statuses']}; RSS {fmt_rss(o['rss_before'])} -> {fmt_rss(o['rss_after'])}"
             elif name == "junk":
@@ -430,11 +430,12 @@ def main(argv=None) -> int:
     ap.add_argument("--conns", type=int, default=200, help="attacking connections (1..1000)")
     ap.add_argument("--seconds", type=float, default=20, help="per attack (1..120)")
     ap.add_argument("--only", default=",".join(ATTACKS))
+    ap.add_argument("--texts", type=int, default=50, help="texts of 1 MB for the 'texts' attack (1..200)")
     a = ap.parse_args(argv)
-    if not (1 <= a.conns <= 1000 and 1 <= a.seconds <= 120):
-        ap.error("--conns 1..1000, --seconds 1..120")
+    if not (1 <= a.conns <= 1000 and 1 <= a.seconds <= 120 and 1 <= a.texts <= 200):
+        ap.error("--conns 1..1000, --seconds 1..120, --texts 1..200")
     only = [x for x in a.only.split(",") if x]
-    asyncio.run(run(a.server, a.conns, a.seconds, only))
+    asyncio.run(run(a.server, a.conns, a.seconds, only, a.texts))
     return 0
 
 

@@ -198,8 +198,10 @@ def from_config(config) -> DirStore | RedisStore:
 
 
 def current():
-    """The store of the Flask app handling this request (made once per app)."""
-    from flask import current_app
+    """The store of the Flask app handling this request (made once per app); None outside one."""
+    from flask import current_app, has_app_context
+    if not has_app_context():
+        return None
     store = current_app.extensions.get("text_store")
     if store is None:
         store = current_app.extensions["text_store"] = from_config(current_app.config)

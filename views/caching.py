@@ -29,7 +29,7 @@ from __future__ import annotations
 import hashlib
 import os
 
-from flask import Flask, Response, current_app, g, request
+from flask import Flask, Response, current_app, g, has_request_context, request
 from flask_compress import Compress
 
 from serving.bytecache import ByteLRU
@@ -65,13 +65,15 @@ def _cacheable_request() -> bool:
 def no_store() -> None:
     """This request's answer must be neither kept here nor by any browser or proxy (it is not
     what the URL will give once what it names has arrived)."""
-    g.specdec_no_store = True
+    if has_request_context():
+        g.specdec_no_store = True
 
 
 def private() -> None:
     """This request's answer is made from a reader's own text: browsers may keep it, shared
     caches may not."""
-    g.specdec_private = True
+    if has_request_context():
+        g.specdec_private = True
 
 
 def _page_params() -> frozenset[str]:

@@ -18,7 +18,8 @@ function recall(hash) {
 }
 
 // body: a string (sent as UTF-8) or a file's own bytes (the server finds their encoding). A
-// server busy counting other texts answers 503 with Retry-After: wait that long, a few times.
+// server busy counting other texts answers 503 with Retry-After: wait that long and send again,
+// for up to about half a minute (a class uploading at once is counted a few texts at a time).
 async function postText(ctx, body, lang) {
   const type = typeof body === "string" ? "text/plain; charset=utf-8" : "application/octet-stream";
   for (let attempt = 0; ; attempt++) {
@@ -29,7 +30,7 @@ async function postText(ctx, body, lang) {
     let json = null;
     try { json = await resp.json(); } catch { json = null; }
     const wait = Number(resp.headers.get("Retry-After"));
-    if (resp.status === 503 && attempt < 3 && wait > 0 && wait <= 30) {
+    if (resp.status === 503 && attempt < 15 && wait > 0 && wait <= 30) {
       await new Promise((ok) => setTimeout(ok, wait * 1000));
       continue;
     }
