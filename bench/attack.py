@@ -8,7 +8,8 @@ server's memory. Nothing but 127.0.0.1 is ever contacted.
 Setups (--server):
   nginx    what the README's run command starts: ./serve.sh (nginx in front of gunicorn gthread)
   gthread  gunicorn alone, as it was served before issue 16 (3 workers × 4 threads)
-  gevent   gunicorn alone with gevent's worker (a greenlet per connection, no thread tied up)
+  gevent   gunicorn alone with gevent's worker (a greenlet per connection, no thread tied up;
+           needs `pip install gevent`, which the app itself does not)
 
 Attacks (--only NAME[,NAME]; all by default):
   baseline     the prober alone
