@@ -1,26 +1,36 @@
 """gunicorn settings for serving specdec: `gunicorn 'app:create_app()'` reads this file.
 
-Every value can be overridden on the command line (e.g. `--bind 127.0.0.1:8000`) or through
-GUNICORN_CMD_ARGS; WEB_CONCURRENCY sets the number of worker processes.
+serve.sh (what the README's run command starts) runs gunicorn behind nginx, on a unix socket in
+a private run folder: nginx reads each request whole and buffers each answer, so the threads
+below only ever serve complete requests at loopback speed. Every value can be overridden on the
+command line (e.g. `--bind 127.0.0.1:8000`) or through GUNICORN_CMD_ARGS; WEB_CONCURRENCY sets
+the number of worker processes.
 """
 import multiprocessing
 import os
 
-# Loopback by default: put a reverse proxy (or a load balancer) in front for a public address.
+# serve.sh sets a unix socket; loopback when gunicorn is run by hand.
 bind = os.environ.get("SPECDEC_BIND", "127.0.0.1:5000")
 
 # Rendering and the n-gram models are CPU work under the GIL, so parallelism comes from
-# processes: one per core plus one to cover a worker busy in a slow request. Threads in each
-# worker keep slow clients (phones on a school network) from holding a whole process.
+# processes: one per core plus one to cover a worker busy in a slow request. Four threads each
+# let a worker answer small requests while one of its threads renders or counts a text.
+# gthread gives a thread to a connection from its first byte and has no time limit for reading
+# a request's headers or body: facing clients directly, a dozen that send half a request and
+# wait hold every thread (issue 16 measured a request waiting 89.6 s). That is why serve.sh puts
+# nginx in front, which has those limits (serving/nginx.py); run bare, gunicorn is for trusted
+# clients only (benchmarks, development).
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() + 1))
 worker_class = "gthread"
 threads = 4
 
-# The costliest request is capped at a few tens of milliseconds of CPU (see views/api), so a
-# request still running after 30 s means a stuck worker: kill it and start another.
+# The worker's heartbeat, not a read timeout: a worker that has not reported for 30 s is stuck
+# (the costliest request is a few tens of milliseconds of CPU, a 2 MB upload under a second, see
+# views/api), so it is killed and another started.
 timeout = 30
 graceful_timeout = 20
-# Browsers reuse a connection for the page's CSS and modules right after the HTML.
+# Browsers, or nginx's pool of upstream connections (it closes them after 4 s), reuse a
+# connection for the next request.
 keepalive = 5
 
 # Load the app (and the models, below) once in the master; workers share the memory pages.
@@ -58,8 +68,11 @@ def when_ready(server):
     client = app.test_client()
     headers = {"Accept-Encoding": "gzip, deflate, br, zstd"}
     # The render cache is keyed by Host (pages print their own address), so warm it under the
-    # address readers use: each TCP address gunicorn binds (a unix socket has none to warm).
-    hosts = [a for a in server.cfg.bind if not a.startswith(("unix:", "fd://"))] or ["localhost"]
+    # address readers use: the server's first name (SPECDEC_HOSTS, which serve.sh sets), else
+    # each TCP address gunicorn binds.
+    from serving.hosts import parse_hosts
+    named = parse_hosts(os.environ.get("SPECDEC_HOSTS"))[:1]
+    hosts = named or [a for a in server.cfg.bind if not a.startswith(("unix:", "fd://"))] or ["localhost"]
     for host in hosts:
         for lang in ("en", "zh"):
             for path in (f"/{lang}/specdec/", f"/embed/{lang}/specdec/"):

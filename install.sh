@@ -2,8 +2,10 @@
 # The one installer: whatever specdec needs on a Debian machine, each part only when it is
 # missing, so that a run with nothing to do takes well under a second (checks, no pip resolve).
 # run.sh and test.sh call it first.
-#   Debian packages: Chromium (browser tests, screenshots), CJK fonts (Chinese pages render in
-#     the tests), wrk (the load benchmark), npm (axe-core); python3 itself if missing.
+#   Debian packages: nginx (serve.sh puts it in front of gunicorn), redis-server (the tests start
+#     one; a class on several machines shares texts through one), Chromium (browser tests,
+#     screenshots), CJK fonts (Chinese pages render in the tests), wrk (the load benchmark), npm
+#     (axe-core); python3 itself if missing.
 #   Python packages: pyproject.toml's, with the test extra, into python3's environment, or into
 #     .venv/ where that environment belongs to the system (PEP 668, e.g. Debian's own python3).
 #   axe-core (tests/browser/test_a11y.py), pinned in package-lock.json, into node_modules/.
@@ -21,6 +23,8 @@ want() {
   if [ -n "${2:-}" ] && have "$2"; then return; fi
   dpkg-query -W -f='${db:Status-Abbrev}' "$1" 2>/dev/null | grep -q '^ii' || need+=("$1")
 }
+want nginx nginx
+want redis-server redis-server
 want chromium chromium
 want fonts-noto-cjk
 want wrk wrk
@@ -51,6 +55,14 @@ if [ ${#need[@]} -gt 0 ]; then
     if [ "$(id -u)" -ne 0 ]; then
       have sudo || { echo "install.sh: run as root, or install sudo, to install: ${need[*]}" >&2; exit 1; }
       sudo=sudo
+    fi
+    # nginx and redis-server are only run by serve.sh and the tests, on ports of their own:
+    # keep the packages from starting system-wide services on ports 80 and 6379 as they install.
+    policy=/usr/sbin/policy-rc.d
+    if [ ! -e "$policy" ]; then
+      printf '#!/bin/sh\nexit 101\n' | $sudo tee "$policy" >/dev/null
+      $sudo chmod +x "$policy"
+      trap '$sudo rm -f "$policy"' EXIT
     fi
     $sudo apt-get update -qq
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}"

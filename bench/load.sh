@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Load benchmark: the production server (gunicorn with gunicorn.conf.py) on a free loopback
-# port, driven by wrk at high concurrency for a bounded time per target, in one run:
+# Load benchmark: the production server (./serve.sh: nginx in front of gunicorn; or gunicorn
+# alone with gunicorn.conf.py when LOAD_SERVER=gunicorn) on a free loopback port, driven by wrk
+# at high concurrency for a bounded time per target, in one run:
 #   plate      the whole page (/en/specdec/)
 #   embed      one section's embed (/embed/zh/specdec/tape/)
 #   api        a widget's /api/run request (the same URL every time: served from the cache)
@@ -33,15 +34,20 @@ GPID=""
 cleanup() {
   if [[ -n "$GPID" ]] && kill -0 "$GPID" 2>/dev/null; then
     kill -TERM "$GPID" 2>/dev/null || true
-    for _ in $(seq 50); do kill -0 "$GPID" 2>/dev/null || break; sleep 0.1; done
+    for _ in $(seq 300); do kill -0 "$GPID" 2>/dev/null || break; sleep 0.1; done
     kill -KILL "$GPID" 2>/dev/null || true
   fi
   rm -rf "$COPY_DIR" "$OUT"
 }
 trap cleanup EXIT INT TERM
 
-gunicorn 'app:create_app()' -c gunicorn.conf.py --bind "127.0.0.1:${PORT}" \
-  >"$OUT/server.log" 2>&1 &
+SERVER="${LOAD_SERVER:-nginx}"
+if [[ "$SERVER" == "gunicorn" ]]; then
+  gunicorn 'app:create_app()' -c gunicorn.conf.py --bind "127.0.0.1:${PORT}" \
+    >"$OUT/server.log" 2>&1 &
+else
+  SPECDEC_BIND="127.0.0.1:${PORT}" SPECDEC_TEXT_DIR="$OUT/texts" ./serve.sh >"$OUT/server.log" 2>&1 &
+fi
 GPID=$!
 
 for _ in $(seq 120); do
@@ -55,10 +61,8 @@ curl -fs -o /dev/null "$BASE/api/theory" || { echo "server did not start" >&2; c
 mkdir -p "$COPY_DIR"
 curl -fs "$BASE/en/specdec/" -o "$COPY_DIR/plate.html"
 
-rss_kb() {  # master + workers
-  local pids
-  pids="$(echo "$GPID" $(pgrep -P "$GPID") | tr ' ' ',')"
-  ps -o rss= -p "$pids" | awk '{s += $1} END {print s}'
+rss_kb() {  # the whole server: serve.sh, nginx, gunicorn master and workers
+  python3 -c "import sys; sys.path.insert(0, 'bench'); from attack import rss_mib; print(int(rss_mib($GPID)[0] * 1024))"
 }
 
 AE="Accept-Encoding: gzip, deflate, br, zstd"   # what Chromium sends
@@ -82,7 +86,7 @@ request = function()
 end
 LUA
 
-echo "specdec load: gunicorn ($(python3 -c 'import gunicorn; print(gunicorn.__version__)')), $(nproc) cores, ${DUR}s per target, ${CONN} connections, wrk on the same machine"
+echo "specdec load: ${SERVER} ($(python3 -c 'import gunicorn; print("gunicorn", gunicorn.__version__)')$([[ "$SERVER" == nginx ]] && echo ", $(nginx -v 2>&1 | sed 's/.*: //')")), $(nproc) cores, load average $(cut -d' ' -f1 /proc/loadavg) at the start, ${DUR}s per target, ${CONN} connections, wrk on the same machine"
 for t in "${TARGETS[@]}"; do
   name="${t%%|*}"; path="${t#*|}"
   script=()

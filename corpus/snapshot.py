@@ -11,7 +11,6 @@ rebuild from the same texts gives the same bytes.
 from __future__ import annotations
 
 import json
-from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -43,30 +42,61 @@ class Snapshot:
         return sum(self.unigrams)
 
 
-def count(lang: str, documents: list[list[str]]) -> dict:
-    """Count the n-grams of the documents into the snapshot's JSON-ready form."""
-    uni = Counter(tok for doc in documents for tok in doc)
-    vocab = sorted(uni, key=lambda tok: (-uni[tok], tok))
-    ids = {tok: i for i, tok in enumerate(vocab)}
-    V = len(vocab)
-    bi_keys, tri_keys = [], []
+def count_arrays(documents: list[list[str]]) -> dict:
+    """The n-gram counts of the documents as arrays, in one pass of Python over the tokens.
+
+    Returns ``vocab`` (list, most frequent first, ties by the token's code points), ``unigrams``
+    (count of id i), ``bigrams`` (rows a, b, count) and ``trigrams`` (rows a, b, c, count), both
+    sorted, and ``ids``: each document as token ids. A reader's text is counted with this
+    directly (lists for JSON would cost more than the counting: 0.6 of 1.3 s on 2 MB)."""
+    # Ids in order of first sight, looked up by C-level loops (dict.fromkeys, map): twice as
+    # fast as a generator of setdefault calls.
+    first: dict[str, None] = {}
     for doc in documents:
-        d = np.fromiter((ids[tok] for tok in doc), dtype=np.int64, count=len(doc))
+        first.update(dict.fromkeys(doc))
+    tokens = list(first)
+    index = {tok: i for i, tok in enumerate(tokens)}
+    seen = [np.fromiter(map(index.__getitem__, doc), dtype=np.int64, count=len(doc))
+            for doc in documents]
+    V = len(tokens)
+    uni = np.bincount(np.concatenate(seen), minlength=V) if V else np.zeros(0, dtype=np.int64)
+    # Vocabulary order: count descending, then the token (Python compares code points).
+    rank = np.empty(V, dtype=np.int64)
+    rank[sorted(range(V), key=tokens.__getitem__)] = np.arange(V)
+    order = np.lexsort((rank, -uni))
+    new_id = np.empty(V, dtype=np.int64)
+    new_id[order] = np.arange(V)
+    ids = [new_id[d] for d in seen]
+    bi_keys, tri_keys = [], []
+    for d in ids:
         # An n-gram as one integer in base V, so numpy counts them all at once.
         bi_keys.append(d[:-1] * V + d[1:])
         tri_keys.append((d[:-2] * V + d[1:-1]) * V + d[2:])
-    bi, bi_n = np.unique(np.concatenate(bi_keys), return_counts=True)
-    tri, tri_n = np.unique(np.concatenate(tri_keys), return_counts=True)
+    bi, bi_n = np.unique(np.concatenate(bi_keys or [np.zeros(0, np.int64)]), return_counts=True)
+    tri, tri_n = np.unique(np.concatenate(tri_keys or [np.zeros(0, np.int64)]), return_counts=True)
+    return {
+        "vocab": [tokens[i] for i in order],
+        "unigrams": uni[order],
+        "bigrams": np.column_stack([bi // V, bi % V, bi_n]) if V else np.zeros((0, 3), np.int64),
+        "trigrams": (np.column_stack([tri // (V * V), tri // V % V, tri % V, tri_n]) if V
+                     else np.zeros((0, 4), np.int64)),
+        "ids": ids,
+    }
+
+
+def count(lang: str, documents: list[list[str]]) -> dict:
+    """Count the n-grams of the documents into the snapshot's JSON-ready form."""
+    c = count_arrays(documents)
     return {
         "format": FORMAT,
         "lang": lang,
         "tokenizer": text.EN_PATTERN if lang == "en" else "one Unicode character, whitespace dropped",
         "documents": len(documents),
-        "tokens": sum(uni.values()),
-        "vocab": vocab,
-        "unigrams": [uni[tok] for tok in vocab],
-        "bigrams": np.column_stack([bi // V, bi % V, bi_n]).tolist(),
-        "trigrams": np.column_stack([tri // (V * V), tri // V % V, tri % V, tri_n]).tolist(),
+        "tokens": int(c["unigrams"].sum()),
+        "vocab": c["vocab"],
+        "unigrams": c["unigrams"].tolist(),
+        "bigrams": c["bigrams"].tolist(),
+        "trigrams": c["trigrams"].tolist(),
     }
 
 

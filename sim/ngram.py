@@ -61,6 +61,27 @@ class _Rows:
         return self.nxt[lo:hi], self.cnt[lo:hi], self.total[k], self.gamma[k]
 
 
+class _PairIndex:
+    """Row of each seen pair (a, b), keyed a·V + b: a sorted array searched by bisection. Reads
+    like the dict it replaces (``get``, iteration over the keys, ``len``) at 8 bytes a pair
+    instead of ~100, and without the 0.2 s of building a dict of 600,000 pairs."""
+
+    __slots__ = ("keys",)
+
+    def __init__(self, keys: np.ndarray):
+        self.keys = keys            # sorted, unique (np.unique's output)
+
+    def get(self, key: int, default=None):
+        i = int(self.keys.searchsorted(key))
+        return i if i < len(self.keys) and self.keys[i] == key else default
+
+    def __iter__(self):
+        return iter(self.keys.tolist())
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+
 class Counts:
     """Everything the models of one text read, built once and shared by its three models (so that
     the draft's and the target's distributions at one context share their list of tokens, a
@@ -88,7 +109,7 @@ class Counts:
         t = np.asarray(trigrams, dtype=np.int64).reshape(-1, 4)
         pair = t[:, 0] * V + t[:, 1]
         keys, row_of = np.unique(pair, return_inverse=True)
-        self.pair_row = {int(k): i for i, k in enumerate(keys)}
+        self.pair_row = _PairIndex(keys)
         tri = self.tri = _Rows(row_of.reshape(-1), t[:, 2], t[:, 3], len(keys))
         # Trigram entry (a, b, w): its weight (1 − γ_ab) c(a, b, w) / c(a, b, ·), and where w sits
         # in the row of b. A row whose token is missing from b's row (possible for counts cut at
@@ -133,8 +154,9 @@ class NGramModel:
             # others: keep as many as fit in cache_bytes (a sparse one is at most its widest row
             # of ids and values, 16 bytes a token; a dense one V floats).
             widest = max(1, int(np.diff(c.bi.start).max(initial=1)))
-            n_sparse = max(64, min(SPARSE_CACHE, cache_bytes // (16 * widest)))
-            n_dense = max(16, min(DENSE_CACHE, cache_bytes // (8 * max(1, c.V))))
+            # At least one of each, even when a single one is larger than cache_bytes.
+            n_sparse = max(1, min(SPARSE_CACHE, cache_bytes // (16 * widest)))
+            n_dense = max(1, min(DENSE_CACHE, cache_bytes // (8 * max(1, c.V))))
         self._sparse_cached = lru_cache(maxsize=n_sparse)(self._sparse)
         self._dist_cached = lru_cache(maxsize=n_dense)(self._dist)
 

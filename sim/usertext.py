@@ -1,39 +1,71 @@
 """Models counted from a reader's own text, with the same tokenisers and counting code as the books.
 
-The text arrives as bytes. It must be UTF-8, at most ``MAX_BYTES`` long, not binary (no NUL or
-other control characters beyond whitespace), and give at least ``MIN_TOKENS`` tokens with at least
-two different ones. It is counted as one document by ``corpus.snapshot.count`` into the same three
-Witten–Bell models as the books (trigram target, bigram and unigram drafts).
+The text arrives as bytes, at most ``MAX_BYTES``. Its encoding is found first: a byte-order mark
+(UTF-8, UTF-16), else strict UTF-8, else charset-normalizer's guess among the encodings a text
+file is usually saved in (``ENCODINGS``: UTF-16 without a mark, GB18030 and its subset GBK, Big5,
+Windows-1252), and the reader is told which was read. Bytes no such encoding reads, or that read
+as control characters (binary data), are refused. A text must give at least ``MIN_TOKENS``
+tokens with at least two different ones. A token longer than ``MAX_TOKEN_CHARS`` is cut there
+(what a 2 MB "word" would otherwise cost every answer that prints it). It is counted as one
+document by ``corpus.snapshot.count_arrays`` into the same three Witten–Bell models as the books
+(trigram target, bigram and unigram drafts).
 
-What is kept: a bounded LRU cache in this process, keyed by the sha256 of the bytes, of the models
-and the token ids (the lookup draft copies from the text, and the lab starts where the text ends).
-Nothing is written anywhere; another process (or a restart) simply does not know the hash, and the
-browser sends the text again.
+A text is known by the sha256 of its UTF-8 bytes (without a byte-order mark), whatever encoding
+it arrived in: the same text sent again, in any encoding, is the same text.
+
+What is kept, in this process: the models and token ids of recent texts (the lookup draft copies
+from the text, and the lab starts where the text ends), in a cache bounded in bytes
+(``TextCache``, ``MEMORY_BYTES``), each text costed by ``UserText.nbytes``. The texts themselves
+go to a store every worker shares (``serving.textstore``), from which a worker that does not hold
+a text counts it again. Counting is CPU work of up to a second: ``COUNTING`` lets one text be
+counted at a time per process and one more wait; beyond that ``Busy`` (the API answers 503 with
+Retry-After).
 """
 from __future__ import annotations
 
+import codecs
 import hashlib
+import os
 import re
+import sys
 import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from corpus.snapshot import count
+from corpus.snapshot import count_arrays
 from corpus.text import tokenize
 
-from .ngram import NGramModel, models_from_counts
+from .ngram import DENSE_CACHE, SPARSE_CACHE, NGramModel, models_from_counts
 
 MAX_BYTES = 2 * 1024 * 1024   # 2 MiB: a long novel (Alice is about 150 kB) with room to spare
 MIN_TOKENS = 50               # fewer and the trigram has nearly nothing to count
-CACHE_SIZE = 8                # texts kept per process; a 2 MB text's models take tens of MB
-DIST_CACHE_BYTES = 48 * 1024 * 1024  # per model, for its kept distributions (NGramModel's cache_bytes)
+# Longer tokens are cut to this many characters (the last one "…"). English words stay far below
+# (the books' longest is 18); a run of 2 MB of letters would otherwise be one 2 MB token that
+# every run, tape and page printing it repeats.
+MAX_TOKEN_CHARS = 32
+CUT_MARK = "…"
+# Per model of a reader's text, for its kept distributions (NGramModel's cache_bytes).
+DIST_CACHE_BYTES = 4 * 1024 * 1024
+# Per process, for every reader's text held (models, ids, distribution caches), as UserText.nbytes
+# counts them: a 2 MB English text costs about 70 MB, a 2 MB Chinese one about 120 MB, a page of
+# text under 1 MB. SPECDEC_LAB_MEMORY_MB overrides.
+MEMORY_BYTES = int(os.environ.get("SPECDEC_LAB_MEMORY_MB", "320")) * 1024 * 1024
 LANGS = ("en", "zh")
 SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 # Control characters other than tab, newline, carriage return and form feed: a sign of binary data.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+
+# What charset-normalizer may choose from when the bytes are neither marked nor UTF-8: the
+# encodings text files are saved in where this is taught (Windows' "ANSI" Chinese is GBK, read by
+# its superset GB18030; Taiwan and Hong Kong use Big5; Western Windows text is cp1252).
+ENCODINGS = ("utf_16", "utf_16_le", "utf_16_be", "gb18030", "big5", "cp1252")
+# The names the reader is shown, which are also the WHATWG labels a browser's TextDecoder takes.
+LABELS = {"utf_8": "UTF-8", "utf_16_le": "UTF-16LE", "utf_16_be": "UTF-16BE", "gb18030": "GB18030",
+          "big5": "Big5", "cp1252": "windows-1252"}
+_BOMS = ((codecs.BOM_UTF8, "utf_8"), (codecs.BOM_UTF16_LE, "utf_16_le"),
+         (codecs.BOM_UTF16_BE, "utf_16_be"))
 
 
 class TextError(ValueError):
@@ -45,6 +77,25 @@ class TextError(ValueError):
         self.detail = detail
 
 
+class Busy(RuntimeError):
+    """This process is already counting as many texts as it may; try again in ``retry_after`` s."""
+
+    def __init__(self, retry_after: int):
+        super().__init__(f"busy counting; retry after {retry_after} s")
+        self.retry_after = retry_after
+
+
+@dataclass
+class Decoded:
+    text: str
+    encoding: str          # one of LABELS' values
+
+    @property
+    def data(self) -> bytes:
+        """The text's canonical bytes: UTF-8, no byte-order mark (what its hash is of)."""
+        return self.text.encode("utf-8")
+
+
 @dataclass
 class UserText:
     sha256: str
@@ -52,7 +103,9 @@ class UserText:
     ids: np.ndarray                      # the whole text as token ids of the models' vocabulary
     models: dict[str, NGramModel]
     count_ms: float                      # time to tokenise and count (and build the models)
-    n_bytes: int
+    n_bytes: int                         # of the text in UTF-8
+    cut_tokens: int = 0                  # tokens cut to MAX_TOKEN_CHARS
+    nbytes: int = 0                      # memory held for it, as estimate_bytes counts
     extra: dict = field(default_factory=dict)  # derived values cached with the text (contexts)
 
     @property
@@ -64,75 +117,142 @@ class UserText:
         return int(self.ids.size)
 
 
-def digest(raw: bytes) -> str:
-    """The text's sha256 (hex): what a link carries instead of the text."""
-    return hashlib.sha256(raw).hexdigest()
+def digest(data: bytes) -> str:
+    """The sha256 (hex) of a text's UTF-8 bytes: what a link carries instead of the text."""
+    return hashlib.sha256(data).hexdigest()
 
 
-def decode(raw: bytes) -> str:
-    """The text of the upload, or TextError saying why it is not a usable text."""
+def decode(raw: bytes) -> Decoded:
+    """The text of the upload and the encoding it was read in, or TextError saying why not."""
     if not raw:
         raise TextError("empty")
     if len(raw) > MAX_BYTES:
         raise TextError("too_big", size=len(raw), max=MAX_BYTES)
-    if b"\0" in raw:
-        raise TextError("binary")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise TextError("not_utf8", position=e.start) from None
+    text, enc = _decode(raw)
     text = text.lstrip("\ufeff")
     if _CONTROL.search(text):
         raise TextError("binary")
     if not text.strip():
         raise TextError("empty")
-    return text
+    return Decoded(text, LABELS[enc])
 
 
-def build(raw: bytes, lang: str) -> UserText:
-    """Validate, tokenise and count; no cache (see ``load``)."""
+def _decode(raw: bytes) -> tuple[str, str]:
+    for bom, enc in _BOMS:
+        if raw.startswith(bom):
+            try:
+                return raw[len(bom):].decode(enc), enc
+            except UnicodeDecodeError as e:
+                raise TextError("undecodable", encoding=LABELS[enc], position=e.start + len(bom) + 1) from None
+    try:
+        return raw.decode("utf-8"), "utf_8"
+    except UnicodeDecodeError as e:
+        utf8_error = e.start + 1            # bytes counted from 1, as a reader counts them
+    from charset_normalizer import from_bytes
+    best = from_bytes(raw, cp_isolation=list(ENCODINGS)).best()
+    if best is not None:
+        enc = codecs.lookup(best.encoding).name.replace("-", "_")
+        enc = {"utf_16": "utf_16_le" if raw[1:2] == b"\0" else "utf_16_be"}.get(enc, enc)
+        if enc in LABELS:
+            try:  # the guess read a sample; the whole text must read too
+                return raw.decode(enc), enc
+            except UnicodeDecodeError:
+                pass
+    if b"\0" in raw:
+        raise TextError("binary")
+    raise TextError("undecodable", encoding=LABELS["utf_8"], position=utf8_error)
+
+
+def cut_long_tokens(tokens: list[str]) -> tuple[list[str], int]:
+    """Tokens longer than MAX_TOKEN_CHARS cut to that length (ending in "…"), and how many were."""
+    n = MAX_TOKEN_CHARS
+    if not tokens or max(map(len, tokens)) <= n:   # the usual case, at C speed
+        return tokens, 0
+    long = [i for i, t in enumerate(tokens) if len(t) > n]
+    for i in long:
+        tokens[i] = tokens[i][:n - 1] + CUT_MARK
+    return tokens, len(long)
+
+
+def count_text(text: str, lang: str, cache_bytes: int = DIST_CACHE_BYTES) -> UserText:
+    """Tokenise and count a decoded text (no cache, no store)."""
     if lang not in LANGS:
         raise ValueError(f"lang must be one of {LANGS}")
     t0 = time.perf_counter()
-    text = decode(raw)
-    tokens = tokenize(lang, text)
+    tokens, cut = cut_long_tokens(tokenize(lang, text))
     if len(tokens) < MIN_TOKENS:
         raise TextError("too_short", tokens=len(tokens), min=MIN_TOKENS)
-    if len(set(tokens)) < 2:
+    c = count_arrays([tokens])
+    if len(c["vocab"]) < 2:
         raise TextError("one_token", token=tokens[0][:20])
-    snap = count(lang, [tokens])
-    # Convert the counts to arrays once, not once per model.
-    uni, bi, tri = (np.asarray(snap[k], dtype=np.int64) for k in ("unigrams", "bigrams", "trigrams"))
-    models = models_from_counts(snap["vocab"], uni, bi.reshape(-1, 3), tri.reshape(-1, 4),
-                                cache_bytes=DIST_CACHE_BYTES)
-    index = models["trigram"].index
-    ids = np.fromiter((index[t] for t in tokens), dtype=np.int64, count=len(tokens))
+    del tokens
+    models = models_from_counts(c["vocab"], c["unigrams"], c["bigrams"], c["trigrams"],
+                                cache_bytes=cache_bytes)
+    ids = c["ids"][0]
     ms = (time.perf_counter() - t0) * 1000.0
-    return UserText(digest(raw), lang, ids, models, ms, len(raw))
+    data = text.encode("utf-8")
+    ut = UserText(digest(data), lang, ids, models, ms, len(data), cut)
+    ut.nbytes = estimate_bytes(ut, cache_bytes)
+    return ut
+
+
+def build(raw: bytes, lang: str) -> UserText:
+    """Decode, validate, tokenise and count; no cache (see ``load``)."""
+    if lang not in LANGS:
+        raise ValueError(f"lang must be one of {LANGS}")
+    return count_text(decode(raw).text, lang)
+
+
+def estimate_bytes(ut: UserText, cache_bytes: int = DIST_CACHE_BYTES) -> int:
+    """An upper bound of the memory a counted text holds, once its models have been used: every
+    array of its counts, the vocabulary and its index, the per-row supports the models build as
+    they are read (at most one per token), and each model's two distribution caches full
+    (tests/test_usertext.py checks the bound against tracemalloc)."""
+    c = ut.models["trigram"].counts
+    arrays = 0
+    for obj in (c, c.bi, c.tri, c.base, c.pair_row):
+        for v in (vars(obj) if hasattr(obj, "__dict__") else
+                  {k: getattr(obj, k) for k in obj.__slots__}).values():
+            if isinstance(v, np.ndarray):
+                arrays += v.nbytes + 112
+    V = c.V
+    strings = sum(sys.getsizeof(t) for t in c.vocab) + 8 * V + 64
+    dicts = sys.getsizeof(c.index) + 32 * V + sys.getsizeof(c.tri_general) + 32 * len(c.tri_general)
+    # A Support: the object (~100 B), its dict slot (~100 B), two arrays of its row (16 B an
+    # entry, ~112 B of header each).
+    supports = V * (200 + 2 * 112 + 64) + 16 * c.bi.nxt.size   # + 64: the dict's own table
+    # Three models, each with a sparse and a dense cache of cache_bytes (or of one entry, if one
+    # is larger), and ~200 bytes of lru_cache bookkeeping per entry.
+    widest = int(np.diff(c.bi.start).max(initial=1))
+    caches = 3 * (max(cache_bytes, 16 * widest) + max(cache_bytes, 8 * V)
+                  + 200 * (SPARSE_CACHE + DENSE_CACHE))
+    return int(arrays + strings + dicts + supports + caches + ut.ids.nbytes + 4096)
 
 
 class TextCache:
-    """A bounded LRU map (sha256, lang) -> UserText, safe to share between threads."""
+    """(sha256, lang) -> UserText, least recently used first out, at most ``max_bytes`` in all
+    (as UserText.nbytes counts). Safe to share between threads."""
 
-    def __init__(self, size: int = CACHE_SIZE):
-        self.size = size
-        self._d: OrderedDict[tuple[str, str], UserText] = OrderedDict()
-        self._lock = threading.Lock()
+    def __init__(self, max_bytes: int = MEMORY_BYTES):
+        from serving.bytecache import ByteLRU
+        self._d = ByteLRU(max_bytes, sizeof=lambda ut: ut.nbytes)
+
+    @property
+    def max_bytes(self) -> int:
+        return self._d.max_bytes
 
     def get(self, key: tuple[str, str]) -> UserText | None:
-        with self._lock:
-            ut = self._d.get(key)
-            if ut is not None:
-                self._d.move_to_end(key)
-            return ut
+        return self._d.get(key)
 
     def put(self, ut: UserText) -> None:
-        with self._lock:
-            key = (ut.sha256, ut.lang)
-            self._d[key] = ut
-            self._d.move_to_end(key)
-            while len(self._d) > self.size:
-                self._d.popitem(last=False)
+        self._d.set((ut.sha256, ut.lang), ut)
+
+    def clear(self) -> None:
+        self._d.clear()
+
+    @property
+    def nbytes(self) -> int:
+        return self._d.nbytes
 
     def __len__(self) -> int:
         return len(self._d)
@@ -141,21 +261,82 @@ class TextCache:
         return key in self._d
 
 
+class CountingGate:
+    """At most ``running`` texts counted at once in this process and ``waiting`` more queued for
+    up to ``wait_s``; anyone else gets ``Busy`` at once. Counting is CPU work under the GIL, so
+    two at once in one process only take twice as long each, while every thread that waits is
+    one the worker's other readers cannot have."""
+
+    def __init__(self, running: int = 1, waiting: int = 1, wait_s: float = 10.0, retry_after: int = 2):
+        self._slots = threading.BoundedSemaphore(running + waiting)
+        self._run = threading.BoundedSemaphore(running)
+        self.wait_s = wait_s
+        self.retry_after = retry_after
+
+    def __enter__(self):
+        if not self._slots.acquire(blocking=False):
+            raise Busy(self.retry_after)
+        if not self._run.acquire(timeout=self.wait_s):
+            self._slots.release()
+            raise Busy(self.retry_after)
+        return self
+
+    def __exit__(self, *exc):
+        self._run.release()
+        self._slots.release()
+        return False
+
+
 CACHE = TextCache()
+COUNTING = CountingGate()
 
 
-def load(raw: bytes, lang: str, cache: TextCache = CACHE) -> UserText:
-    """The models of this text, counted once per process while the cache keeps them."""
-    ut = cache.get((digest(raw), lang))
+def load_text(dec: Decoded, lang: str, cache: TextCache | None = None, store=None) -> UserText:
+    """The models of a decoded text: from this process's cache (``CACHE`` unless another is
+    given), else counted (and the text put in the store, where every worker finds it)."""
+    cache = CACHE if cache is None else cache
+    data = dec.data
+    sha = digest(data)
+    ut = cache.get((sha, lang))
     if ut is None:
-        ut = build(raw, lang)
-        cache.put(ut)
+        with COUNTING:
+            ut = cache.get((sha, lang))   # counted by another thread while this one waited
+            if ut is None:
+                ut = count_text(dec.text, lang)
+                cache.put(ut)
+    if store is not None:
+        store.put(sha, data)
     return ut
 
 
-def lookup(sha: str, lang: str, cache: TextCache = CACHE) -> UserText | None:
-    """The cached text of a hash, or None (unknown here: the browser must send the text again)."""
-    return cache.get((sha, lang)) if SHA256_HEX.fullmatch(sha or "") else None
+def load(raw: bytes, lang: str, cache: TextCache | None = None, store=None) -> UserText:
+    """``load_text`` of the upload's bytes."""
+    if lang not in LANGS:
+        raise ValueError(f"lang must be one of {LANGS}")
+    return load_text(decode(raw), lang, cache, store)
+
+
+def lookup(sha: str, lang: str, cache: TextCache | None = None, store=None) -> UserText | None:
+    """The models of a hash: from this process's cache, else counted from the store's copy of the
+    text; None if neither has it (the browser must send the text again). May raise Busy."""
+    if not SHA256_HEX.fullmatch(sha or "") or lang not in LANGS:
+        return None
+    cache = CACHE if cache is None else cache
+    ut = cache.get((sha, lang))
+    if ut is not None or store is None:
+        return ut
+    data = store.get(sha)
+    if data is None:
+        return None
+    with COUNTING:
+        ut = cache.get((sha, lang))
+        if ut is None:
+            try:
+                ut = count_text(data.decode("utf-8"), lang)
+            except (TextError, UnicodeDecodeError):
+                return None   # stored for the other language, and too short in this one
+            cache.put(ut)
+    return ut
 
 
 def disagreeing_context(ut: UserText, min_count: int = 3) -> tuple[int, int]:
@@ -179,9 +360,14 @@ def disagreeing_context(ut: UserText, min_count: int = 3) -> tuple[int, int]:
         if not ok[k]:
             continue
         a, b = divmod(int(pairs[k]), V)
-        p, q = target.dist((a, b)), draft.dist((a, b))
-        score = float(np.maximum(p - q, 0).sum()) * float(counts[k]) ** 0.5
+        p, q = target.sparse((a, b)), draft.sparse((a, b))
+        score = (1.0 - _overlap(p, q)) * float(counts[k]) ** 0.5
         if score > best_score:
             best, best_score = (a, b), score
     ut.extra["tubes_ctx"] = best
     return best
+
+
+def _overlap(p, q) -> float:
+    from .dist import overlap
+    return overlap(p, q)

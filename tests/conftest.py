@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
+import tempfile
 import threading
 from urllib.parse import urlsplit
 
@@ -15,6 +17,15 @@ import pytest
 from werkzeug.serving import make_server
 
 from app import create_app
+
+# Readers' texts go to a folder of this test session, never to the user's own store
+# (serving.textstore's default); a test that wants its own store passes TEXT_STORE_DIR.
+os.environ["SPECDEC_TEXT_DIR"] = tempfile.mkdtemp(prefix="specdec-test-texts-")
+os.environ.pop("SPECDEC_REDIS_URL", None)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    shutil.rmtree(os.environ["SPECDEC_TEXT_DIR"], ignore_errors=True)
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]

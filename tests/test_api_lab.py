@@ -157,3 +157,111 @@ def test_drafts_table_reuses_the_run_it_holds(client, monkeypatch):
     # c only changes the speed-up on paper: a new c makes no new run.
     client.get("/api/lab/drafts?gamma=3&seed=21&c=0.6")
     assert len(made) == 3
+
+
+def _essay(i: int, n_words: int = 6000) -> bytes:
+    """A text of its own: n_words words from a vocabulary of a few thousand, seeded by i."""
+    import numpy as np
+    rng = np.random.default_rng(i)
+    return " ".join(f"w{int(k)}" for k in rng.zipf(1.4, n_words) % 5000).encode()
+
+
+def test_lab_memory_is_bounded_and_evicted_texts_are_freed(client, monkeypatch):
+    # Upload more texts than the lab may hold, each used by every lab route (which keep runs and
+    # answers): the texts held stay within the byte bound, and every text the cache let go is
+    # freed at once (nothing the lab kept refers to its models: issue 16, item 4).
+    import gc
+    import weakref
+    from views import sections_lab
+    size = usertext.build(_essay(0), "en").nbytes
+    cache = usertext.TextCache(max_bytes=3 * size + size // 2)   # ~3 such texts, not 12
+    monkeypatch.setattr(usertext, "CACHE", cache)
+    sections_lab.clear_caches()
+    refs = []
+    for i in range(12):
+        up = upload(client, _essay(i))
+        assert up.status_code == 200
+        h = up.get_json()["text"]
+        refs.append(weakref.ref(cache.get((h, "en"))))
+        for q in (f"run?text={h}&gamma=8&tokens=200", f"run?text={h}&draft=lookup", f"drafts?text={h}",
+                  f"compare?text={h}&adapt=cost", f"tubes?text={h}"):
+            assert client.get(f"/api/lab/{q}").status_code == 200, q
+        assert cache.nbytes <= cache.max_bytes
+    gc.collect()
+    alive = [r() for r in refs if r() is not None]
+    assert 1 <= len(cache) <= 3 and len(alive) == len(cache)
+
+
+def test_a_busy_worker_answers_503_with_retry_after(client, monkeypatch):
+    import threading
+    gate = usertext.CountingGate(running=1, waiting=0, retry_after=2)
+    monkeypatch.setattr(usertext, "COUNTING", gate)
+    inside, release = threading.Event(), threading.Event()
+
+    def count_slowly():
+        with gate:
+            inside.set()
+            release.wait(10)
+
+    t = threading.Thread(target=count_slowly)
+    t.start()
+    try:
+        inside.wait(5)
+        r = client.post("/api/lab/text?lang=zh", data=_essay(99), headers={"Accept-Language": "zh"})
+        assert r.status_code == 503 and r.headers["Retry-After"] == "2"
+        assert r.headers["Cache-Control"] == "no-store"
+        err = r.get_json()["error"]
+        assert err["param"] == "text" and err["status"] == 503 and "稍" in err["message"]
+    finally:
+        release.set()
+        t.join(5)
+    assert upload(client, _essay(99)).status_code == 200   # free again
+
+
+@pytest.mark.parametrize("codec,label", [("gbk", "GB18030"), ("utf-16", "UTF-16LE"), ("utf-8-sig", "UTF-8")])
+def test_upload_in_another_encoding_is_read_and_named(client, codec, label):
+    text = ("我们在山上看月亮，月亮也在山上看我们。早上起来，先去河边走一走，看看水里的鱼。"
+            "老师说，读书要慢慢读，一个字一个字地想清楚。") * 2
+    r = upload(client, text.encode(codec), lang="zh")
+    assert r.status_code == 200
+    info = r.get_json()
+    assert info["encoding"] == label and info["tokens"] == len(text)
+    assert info["text"] == usertext.digest(text.encode("utf-8"))
+    run = client.get(f"/api/lab/run?text={info['text']}&lang=zh&draft=lookup").get_json()
+    assert all(c["token"] in text for c in run["tape"])   # no mojibake on the tape
+
+
+def test_an_undecodable_upload_names_the_byte_counted_from_one(client):
+    r = client.post("/api/lab/text?lang=zh", data=bytes(range(0x80, 0x100)) * 8,
+                    headers={"Accept-Language": "zh"})
+    assert r.status_code == 400
+    msg = r.get_json()["error"]["message"]
+    assert "第 1 个字节" in msg and "UTF-8" in msg
+    en = upload(client, bytes(range(0x80, 0x100)) * 8).get_json()["error"]["message"]
+    assert "byte 1 " in en
+
+
+def test_tokenizing_runs_under_no_wall_clock_timer(monkeypatch):
+    # NLTK 3.10 runs RegexpTokenizer's matches under redos.DEFAULT_TIMEOUT (5 s); under load
+    # that failed uploads with a 500. Ours calls the same engine without the timer: with NLTK's
+    # timer made impossibly short, NLTK's tokenizer gives up and ours still gives NLTK's tokens.
+    from nltk import redos
+    from nltk.tokenize import RegexpTokenizer
+    from corpus import text
+    sample = "“Mock Turtle’s mock-turtle soup,” said—she. Ünïcödé wörds, x²; 七斤嫂 " * 2000
+    expected = RegexpTokenizer(text.EN_PATTERN).tokenize(sample)
+    monkeypatch.setattr(redos, "DEFAULT_TIMEOUT", 1e-9)
+    with pytest.raises(TimeoutError):
+        RegexpTokenizer(text.EN_PATTERN).tokenize(sample)
+    assert text.tokenize_en(sample) == expected
+
+
+def test_anything_that_times_out_answers_503_json(client, monkeypatch):
+    import sim.usertext
+
+    def too_slow(*_a, **_k):
+        raise TimeoutError("regex timed out")
+    monkeypatch.setattr(sim.usertext, "tokenize", too_slow)
+    r = upload(client, REFRAIN.encode() + b" timed out")
+    assert r.status_code == 503 and r.headers["Retry-After"] == "2"
+    assert r.get_json()["error"]["status"] == 503

@@ -10,6 +10,7 @@ import re
 import pytest
 
 from app import create_app
+from serving.bytecache import size_of_bytes
 from views import caching
 
 BROWSER_AE = "gzip, deflate, br, zstd"  # what Chromium sends
@@ -192,41 +193,69 @@ def test_a_cached_answer_is_served_without_calling_sim(cached_app, monkeypatch):
     assert len(calls) == 2
 
 
-def _held(app, cache, urls, prefix="") -> list[str]:
-    """The URLs whose answers `cache` holds now (asked through Flask-Caching's `has`)."""
+def _held(app, cache, urls, prefix="", headers=None) -> list[str]:
+    """The URLs whose answers `cache` holds now."""
     out = []
     for u in urls:
-        with app.test_request_context(u):
-            if cache.has(prefix + caching.cache_key()):
+        with app.test_request_context(u, headers=headers or {}):
+            if prefix + caching.cache_key() in cache:
                 out.append(u)
     return out
 
 
-def test_render_cache_is_bounded_and_drops_the_oldest(monkeypatch):
+def _entry_bytes(app, url, headers=None) -> int:
+    """What the render cache charges for one answer of this URL."""
+    c = app.test_client()
+    c.get(url, headers=headers or {})
+    with app.test_request_context(url, headers=headers or {}):
+        return size_of_bytes(app.extensions["render_cache"].get(caching.cache_key()))
+
+
+def test_render_cache_is_bounded_in_bytes_and_drops_the_oldest(monkeypatch):
     import sim.speculative
     n = 5
-    app = create_app({"TESTING": True, "RENDER_CACHE": True, "RENDER_CACHE_ENTRIES": n})
+    probe = create_app({"TESTING": True, "RENDER_CACHE": True})
+    size = _entry_bytes(probe, "/api/run?tokens=1&seed=999")   # every seed's answer: same size ± a few bytes
+    app = create_app({"TESTING": True, "RENDER_CACHE": True, "RENDER_CACHE_BYTES": n * size + size // 2})
     c = app.test_client()
     calls = _count_calls(monkeypatch, sim.speculative, "generate")
     urls = [f"/api/run?tokens=1&seed={i}" for i in range(3 * n)]
     for u in urls:
         assert c.get(u).status_code == 200
     assert len(calls) == len(urls)
-    held = _held(app, app.extensions["render_cache"], urls)
-    # cachelib prunes before it inserts, so it may hold one entry over the threshold; and a
-    # full cache loses its oldest entries, not all of them.
-    assert n <= len(held) <= n + 1, held
-    assert urls[-1] in held and urls[0] not in held
+    cache = app.extensions["render_cache"]
+    held = _held(app, cache, urls)
+    # A full cache loses its oldest entries, not all of them, and never holds more bytes than allowed.
+    assert len(held) == n, held
+    assert held == urls[-n:] and cache.nbytes <= cache.max_bytes
     c.get(urls[-1])  # held: answered without running the loop
     assert len(calls) == len(urls)
     c.get(urls[0])   # dropped: made again
     assert len(calls) == len(urls) + 1
 
 
+def test_one_huge_answer_cannot_fill_the_render_cache():
+    # Bounded by bytes, not entries: an answer larger than the whole cache is not kept at all,
+    # and what was kept stays.
+    app = create_app({"TESTING": True, "RENDER_CACHE": True, "RENDER_CACHE_BYTES": 200_000})
+    c = app.test_client()
+    small, big = "/api/theory?alpha=0.5", "/api/run?tokens=100&gamma=8"   # ~3 kB and ~150 kB+
+    c.get(small)
+    c.get(big)
+    cache = app.extensions["render_cache"]
+    assert _held(app, cache, [small]) == [small]
+    assert cache.nbytes <= 200_000
+    huge = "/en/specdec/"   # ~250 kB: more than the whole cache
+    assert c.get(huge).status_code == 200
+    assert _held(app, cache, [huge]) == [] and _held(app, cache, [small]) == [small]
+
+
 def test_an_answer_in_use_outlives_newer_unused_ones(monkeypatch):
     import sim.theory
     n = 4
-    app = create_app({"TESTING": True, "RENDER_CACHE": True, "RENDER_CACHE_ENTRIES": n})
+    probe = create_app({"TESTING": True, "RENDER_CACHE": True})
+    size = _entry_bytes(probe, "/api/theory?alpha=0.01")
+    app = create_app({"TESTING": True, "RENDER_CACHE": True, "RENDER_CACHE_BYTES": n * size + size // 2})
     c = app.test_client()
     calls = _count_calls(monkeypatch, sim.theory, "summary")
     hot = "/api/theory?alpha=0.5"
@@ -235,7 +264,7 @@ def test_an_answer_in_use_outlives_newer_unused_ones(monkeypatch):
     for i, u in enumerate(others):
         c.get(u)
         if i % 3 == 2:
-            # Read after every third new entry: with room for n (+1), never the least recently
+            # Read after every third new entry: with room for n, never the least recently
             # used, though older than entries stored after its first store.
             c.get(hot)
     assert sum(1 for a in calls if a[0] == 0.5) == 1  # computed once, then always a hit
@@ -243,20 +272,21 @@ def test_an_answer_in_use_outlives_newer_unused_ones(monkeypatch):
     assert others[0] not in _held(app, app.extensions["render_cache"], others)
 
 
-def test_compressed_cache_is_bounded_and_compresses_once(monkeypatch):
+def test_compressed_cache_is_bounded_in_bytes_and_compresses_once(monkeypatch):
     import flask_compress.flask_compress as fc
-    n = 2
-    app = create_app({"TESTING": True, "RENDER_CACHE": True, "RENDER_CACHE_ENTRIES": n})
+    gz = {"Accept-Encoding": "gzip"}
+    budget = 40_000   # each gzipped answer below is ~1-2 kB: room for a dozen or more, not 60
+    app = create_app({"TESTING": True, "RENDER_CACHE": True, "COMPRESS_CACHE_BYTES": budget})
     c = app.test_client()
     calls = _count_calls(monkeypatch, fc, "_compress_data")
-    gz = {"Accept-Encoding": "gzip"}
-    urls = [f"/api/run?tokens=3&seed={i}" for i in range(6 * n)]
+    urls = [f"/api/run?tokens=12&seed={i}" for i in range(60)]
     for u in urls:
         assert c.get(u, headers=gz).headers["Content-Encoding"] == "gzip"
     assert len(calls) == len(urls)
-    limit = caching.COMPRESSED_PER_ENTRY * n
-    held = _held(app, app.extensions["compress_cache"], urls, prefix="gzip;")
-    assert limit <= len(held) <= limit + 1 and urls[-1] in held and urls[0] not in held
+    cache = app.extensions["compress_cache"]
+    held = _held(app, cache, urls, prefix="gzip;")
+    assert 5 <= len(held) < len(urls) and urls[-1] in held and urls[0] not in held
+    assert cache.nbytes <= budget
     c.get(urls[-1], headers=gz)
     assert len(calls) == len(urls)
     # A file is kept once per path and encoding, whatever query string a client adds.

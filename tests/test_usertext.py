@@ -40,8 +40,8 @@ def test_chinese_is_counted_by_character():
     (b"word " * 10, "too_short"),
     (b"hello", "too_short"),                       # one token long
     (b"la " * 200, "one_token"),
-    (b"\xff\xfe\x00a" * 40, "binary"),
-    (b"caf\xe9 " * 100, "not_utf8"),                # Latin-1, not UTF-8
+    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 4, "binary"),
+    (bytes(range(0x80, 0x100)) * 8, "undecodable"),  # no encoding we know reads it
     (b"\x01\x02text " * 60, "binary"),
 ])
 def test_bad_input_is_refused_with_a_reason(raw, code):
@@ -61,9 +61,10 @@ def test_a_bom_and_windows_newlines_are_fine():
     assert ut.n_tokens == len(tokenize("en", SAMPLE))
 
 
-def test_cache_is_bounded_lru_and_keyed_by_hash_and_language():
-    cache = TextCache(size=2)
+def test_cache_is_bounded_in_bytes_lru_and_keyed_by_hash_and_language():
     texts = [(SAMPLE + f" {w}").encode() for w in ("one", "two", "three")]
+    size = build(texts[0], "en").nbytes
+    cache = TextCache(max_bytes=2 * size + size // 2)   # room for two such texts, not three
     a = usertext.load(texts[0], "en", cache)
     assert usertext.load(texts[0], "en", cache) is a           # counted once
     assert usertext.load(texts[0], "zh", cache) is not a        # another tokenisation
@@ -72,8 +73,141 @@ def test_cache_is_bounded_lru_and_keyed_by_hash_and_language():
     assert usertext.lookup(a.sha256, "zh", cache) is None
     usertext.load(texts[2], "en", cache)
     assert len(cache) == 2 and usertext.lookup(a.sha256, "en", cache) is None
+    assert cache.nbytes <= cache.max_bytes
     assert usertext.lookup("not a hash", "en", cache) is None
     assert a.sha256 == usertext.digest(texts[0]) and len(a.sha256) == 64
+
+
+def test_memory_estimate_bounds_what_a_used_text_holds():
+    # tracemalloc sees every allocation numpy and Python make: after counting a text with a
+    # large vocabulary and using its models as the lab does (runs at γ 8, the tubes' context,
+    # dense vectors), what stays allocated must be within the estimate the cache charges.
+    import gc
+    import tracemalloc
+    from sim.speculative import generate
+    rng = np.random.default_rng(5)
+    words = [f"w{int(i)}" for i in rng.zipf(1.3, 60_000) % 20_000]
+    raw = " ".join(words).encode()
+    gc.collect()
+    tracemalloc.start()
+    try:
+        ut = build(raw, "en")
+        m = ut.models
+        for seed in range(10):
+            generate(m["trigram"], m["bigram"], list(ut.ids[-8:]), 200, 8, np.random.default_rng(seed))
+        for i in range(0, ut.n_tokens - 2, 7):
+            m["trigram"].sparse(ut.ids[i:i + 2])
+        for i in range(300):
+            m["trigram"].dist(ut.ids[i:i + 2])
+        usertext.disagreeing_context(ut)
+        gc.collect()
+        held, _peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert held <= ut.nbytes, (held, ut.nbytes)
+    assert ut.nbytes < 8 * held   # and not so loose that the cache holds next to nothing
+
+
+def test_long_tokens_are_cut_when_counted():
+    # 60 "words" of 34,000 letters each (the attack, 2 MB): each becomes a token of 32 characters.
+    raw = " ".join(f"w{i}" + "a" * 34_000 for i in range(60)).encode()
+    ut = build(raw, "en")
+    assert ut.cut_tokens == 60 and ut.n_tokens == 60
+    assert max(len(t) for t in ut.vocab) == usertext.MAX_TOKEN_CHARS
+    assert all(t.endswith("…") for t in ut.vocab)
+
+
+# Text written for these tests (not from the books): simplified for GB18030/GBK, traditional
+# for Big5, Western European for windows-1252.
+SIMPLIFIED = ("我们在山上看月亮，月亮也在山上看我们。早上起来，先去河边走一走，看看水里的鱼。"
+              "老师说，读书要慢慢读，一个字一个字地想清楚。下午下了一场雨，街上的人都回家了。") * 2
+TRADITIONAL = ("我們在山上看月亮，月亮也在山上看我們。早上起來，先去河邊走一走，看看水中的魚。"
+               "老師說，讀書要慢慢讀，一個字一個字地想清楚。下午下了一場雨，街上的人都回家了。") * 2
+WESTERN = "Café au lait, déjà vu, naïve résumé: the garçon’s crème brûlée. " * 8
+
+
+@pytest.mark.parametrize("text,codec,label", [
+    (SIMPLIFIED, "utf-8", "UTF-8"),
+    (SIMPLIFIED, "utf-8-sig", "UTF-8"),          # with a byte-order mark
+    (SIMPLIFIED, "utf-16", "UTF-16LE"),          # Python writes a mark, little-endian here
+    (SIMPLIFIED, "utf-16-le", "UTF-16LE"),       # no mark
+    (SIMPLIFIED, "utf-16-be", "UTF-16BE"),
+    (SIMPLIFIED, "gbk", "GB18030"),              # Windows' Chinese "ANSI"; GB18030 is its superset
+    (SIMPLIFIED, "gb18030", "GB18030"),
+    (TRADITIONAL, "big5", "Big5"),
+    (WESTERN, "cp1252", "windows-1252"),
+])
+def test_each_encoding_is_read_and_named(text, codec, label):
+    raw = text.encode(codec)
+    dec = usertext.decode(raw)
+    assert dec.text == text and dec.encoding == label
+    # The same text in any encoding is the same text: one hash, one set of models.
+    lang = "en" if text is WESTERN else "zh"
+    ut = usertext.load_text(dec, lang, TextCache())
+    assert ut.sha256 == usertext.digest(text.encode("utf-8"))
+    assert ut.n_tokens == len(tokenize(lang, text))
+
+
+def test_a_wrong_byte_is_counted_from_one():
+    with pytest.raises(TextError) as e:
+        usertext.decode(bytes(range(0x80, 0x100)) * 8)
+    assert e.value.code == "undecodable" and e.value.detail["position"] == 1
+    with pytest.raises(TextError) as e:
+        usertext.decode(b"\xef\xbb\xbfabc\xff")   # marked UTF-8; the 7th byte (1-based) is bad
+    assert e.value.detail == {"encoding": "UTF-8", "position": 7}
+
+
+def test_counting_gate_lets_one_count_and_one_wait_then_refuses():
+    import threading
+    gate = usertext.CountingGate(running=1, waiting=1, wait_s=5, retry_after=3)
+    inside, release = threading.Event(), threading.Event()
+
+    def hold():
+        with gate:
+            inside.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    inside.wait(5)
+    waiter_done = []
+    waiter = threading.Thread(target=lambda: gate.__enter__() and waiter_done.append(gate.__exit__()))
+    waiter.start()          # takes the one waiting place
+    import time
+    time.sleep(0.2)
+    with pytest.raises(usertext.Busy) as e:
+        gate.__enter__()    # a third: refused at once
+    assert e.value.retry_after == 3
+    release.set()
+    holder.join(5)
+    waiter.join(5)
+    assert waiter_done == [False]   # the waiter got its turn once the first was done
+    with gate:              # and the gate is free again
+        pass
+
+
+class _DictStore:
+    def __init__(self):
+        self.d = {}
+
+    def get(self, sha):
+        return self.d.get(sha)
+
+    def put(self, sha, data):
+        self.d[sha] = data
+        return True
+
+
+def test_a_text_another_process_counted_is_counted_again_from_the_store():
+    store = _DictStore()
+    mine, other = TextCache(), TextCache()
+    ut = usertext.load(SAMPLE.encode("utf-16"), "en", mine, store)   # sent as UTF-16
+    assert store.d == {ut.sha256: SAMPLE.encode()}                  # kept as UTF-8
+    again = usertext.lookup(ut.sha256, "en", other, store)
+    assert again is not ut and again.sha256 == ut.sha256
+    assert np.array_equal(again.ids, ut.ids) and again.vocab == ut.vocab
+    assert usertext.lookup(ut.sha256, "en", other, store) is again   # then held here
+    assert usertext.lookup("ab" * 32, "en", other, store) is None
 
 
 def test_disagreeing_context_is_one_where_the_draft_and_target_differ():
@@ -101,7 +235,7 @@ def test_fuzz_any_bytes_give_models_or_a_text_error(raw, lang):
     try:
         ut = build(raw, lang)
     except TextError as e:
-        assert e.code in {"empty", "too_short", "one_token", "binary", "not_utf8", "too_big"}
+        assert e.code in {"empty", "too_short", "one_token", "binary", "undecodable", "too_big"}
         return
     assert ut.n_tokens >= MIN_TOKENS
     assert ut.models["trigram"].dist(list(ut.ids[-2:])).sum() == pytest.approx(1.0)

@@ -2,32 +2,37 @@
 
 Every page and every API answer here is a pure function of its URL (and of the language the
 request resolves to): the models are fixed, the randomness is seeded from the query. So a
-finished answer can be kept, keyed by the URL alone, and handed to the next reader who asks for
-the same URL. Nothing about a reader is kept: no sessions, no cookies, no per-user state; each
+finished answer can be kept, keyed by what the request asks, and handed to the next reader who
+asks the same. Nothing about a reader is kept: no sessions, no cookies, no per-user state; each
 worker process holds its own bounded cache, so the app scales out by running more processes.
 
 Three layers, all opt-out:
-- The render cache (Flask-Caching `SimpleCache`, bounded by entry count): the rendered body
-  and its ETag per URL, so the templates and `sim` run once per URL per worker rather than
-  once per request.
-- flask-compress (zstd, br, gzip) handed a second Flask-Caching `SimpleCache` for the
-  compressed bodies, so the compression also runs once per URL and encoding.
+- The render cache (``serving.bytecache.ByteLRU``, bounded in bytes): the rendered body and its
+  ETag per request, so the templates and `sim` run once per URL per worker rather than once per
+  request. A page is keyed by the parameters it reads (its URL state), not its whole query, so
+  a made-up parameter (``?x=1``, ``?x=2``, ...) never forces a new render.
+- flask-compress (zstd, br, gzip) handed a second byte-bounded cache for the compressed bodies,
+  so the compression also runs once per URL and encoding.
 - Browser and proxy caching: strong ETags (304 on revalidation) and `Cache-Control`; static
   URLs built with `url_for('static', ...)` carry `?v=<content hash>` and are immutable for a
   year; unversioned static URLs (ES-module imports) get a short max-age and revalidate by ETag.
+  Answers made from a reader's own text are ``private`` (``private()``): no shared cache keeps
+  them. A page that could not be made as asked (``no_store()``: its text is not here yet) is
+  neither kept nor cacheable, so it is made again once the text has arrived.
 
 Config (all optional): `RENDER_CACHE` (bool; default on, off under `debug` and `TESTING` so
-edited templates and monkeypatched tests are never served stale), `RENDER_CACHE_ENTRIES`
-(at least 1), `PAGE_MAX_AGE_S`, `STATIC_MAX_AGE_S`.
+edited templates and monkeypatched tests are never served stale), `RENDER_CACHE_BYTES`,
+`COMPRESS_CACHE_BYTES`, `PAGE_MAX_AGE_S`, `STATIC_MAX_AGE_S`.
 """
 from __future__ import annotations
 
 import hashlib
 import os
 
-from flask import Flask, Response, current_app, request
-from flask_caching import Cache
+from flask import Flask, Response, current_app, g, has_request_context, request
 from flask_compress import Compress
+
+from serving.bytecache import ByteLRU
 
 # Pages and API answers change only when the app is deployed again; five minutes bounds how
 # long a browser keeps an old copy after that, and the ETag makes the re-check a cheap 304.
@@ -36,23 +41,15 @@ PAGE_MAX_AGE_S = 300
 STATIC_MAX_AGE_S = 300
 # Versioned static URLs (?v=<hash of the content>) never change meaning: a year, immutable.
 IMMUTABLE_MAX_AGE_S = 365 * 24 * 3600
-# Per worker, counted in entries (SimpleCache's `threshold`; it prunes before inserting, so it
-# holds at most one more). The largest answer (/api/run, 200 tokens at γ 8) is 0.29 MB and a
-# full page 0.23 MB, so 100 entries stay under ~30 MB whatever URLs a crowd sends. A class uses
-# a few dozen URLs (30 pages and embeds, the widgets' default requests); anything else is made
+# Per worker, in bytes (the body and its headers, as kept). A full page is ~0.25 MB and the
+# largest answer (/api/run, 200 tokens at γ 8) ~0.3 MB, so this holds ~130 of them; a class uses
+# a few dozen URLs (30 pages and embeds, the widgets' default requests), anything else is made
 # again in at most ~0.3 s.
-DEFAULT_ENTRIES = 100
+RENDER_CACHE_BYTES = 32 * 1024 * 1024
 # Compressed bodies are 4-6x smaller than the raw ones (measured: a page 233 -> 41-48 kB, the
-# largest run 294 -> 53-56 kB), so four entries per render entry cost about the same memory
-# (at most ~23 MB) and cover every URL in up to four encodings. Files are keyed by path alone
-# (see _compress_key), so they add a fixed amount: plotly.js is ~1.45 MB per encoding.
-COMPRESSED_PER_ENTRY = 4
-# Answers never go stale within a deploy; the timeout only orders eviction. cachelib's
-# SimpleCache drops expired entries first, then the soonest to expire (ties: the oldest stored),
-# and it counts a timeout of 0 ("never") as already expired when pruning, which would empty the
-# whole cache each time it fills. So: an hour (a lesson), and an entry is stored again when it
-# is used, which makes the least recently used go first.
-CACHE_TIMEOUT_S = 3600
+# largest run 294 -> 53-56 kB); files are kept too (by path, see _compress_key), and plotly.js is
+# ~1.45 MB per encoding.
+COMPRESS_CACHE_BYTES = 16 * 1024 * 1024
 
 # Endpoints whose 200 answers depend only on the URL and the resolved language.
 CACHEABLE_PREFIXES = ("plate.", "api.")
@@ -60,30 +57,54 @@ CACHEABLE_PREFIXES = ("plate.", "api.")
 FILE_ENDPOINTS = ("static", "plotly_js")
 
 
-def _simple_cache(app: Flask, threshold: int) -> Cache:
-    # Our own config dict, so CACHE_* keys meant for anything else never change these two; no
-    # Jinja `{% cache %}` tag either (pages are cached whole, after rendering).
-    return Cache(app, with_jinja2_ext=False, config={
-        "CACHE_TYPE": "SimpleCache",
-        "CACHE_THRESHOLD": threshold,
-        "CACHE_DEFAULT_TIMEOUT": CACHE_TIMEOUT_S,
-    })
-
-
 def _cacheable_request() -> bool:
     ep = request.endpoint or ""
     return request.method in ("GET", "HEAD") and ep.startswith(CACHEABLE_PREFIXES)
 
 
+def no_store() -> None:
+    """This request's answer must be neither kept here nor by any browser or proxy (it is not
+    what the URL will give once what it names has arrived)."""
+    if has_request_context():
+        g.specdec_no_store = True
+
+
+def private() -> None:
+    """This request's answer is made from a reader's own text: browsers may keep it, shared
+    caches may not."""
+    if has_request_context():
+        g.specdec_private = True
+
+
+def _page_params() -> frozenset[str]:
+    from sim.params import PAGE   # the page's URL state: every parameter a page reads
+    return frozenset(PAGE)
+
+
 def cache_key() -> str:
-    """The render cache's key for the current request: language, host and path with query."""
+    """The render cache's key for the current request: language, host, and what is asked.
+
+    Pages read only their URL state, so their key holds only those parameters (as given, in a
+    fixed order): tracking tags or junk parameters map to the same entry. API routes refuse any
+    parameter they do not know (400, never kept), so their key is the sorted query.
+    """
     from flask_babel import get_locale
     # The host is part of the key: pages print their own address (the citation), so an answer
-    # made for one Host header must never be served for another (no cache poisoning).
-    return f"{get_locale()}|{request.host}|{request.full_path}"
+    # made for one Host header must never be served for another (no cache poisoning). The front
+    # proxy (serving/nginx.py) sends only the server's own names.
+    args = request.args
+    if (request.endpoint or "").startswith("plate."):
+        names = _page_params()
+        query = [(k, v) for k, v in args.items(multi=True) if k in names]
+    else:
+        query = list(args.items(multi=True))
+    query.sort(key=lambda kv: kv[0])   # stable: repeated names keep their order
+    return f"{get_locale()}|{request.host}|{request.path}|{query!r}"
 
 
 def _compress_cacheable() -> bool:
+    if g.get("specdec_no_store"):
+        return False
     return _cacheable_request() or request.endpoint in FILE_ENDPOINTS
 
 
@@ -97,21 +118,20 @@ def _compress_key(req) -> str:
 
 
 class _CompressCache:
-    """flask-compress cache backend: a Flask-Caching cache that only sees cacheable answers.
+    """flask-compress cache backend: a byte-bounded cache that only sees cacheable answers.
 
     flask-compress asks its backend about every compressed 2xx, POSTs included, with a key made
     from the URL alone; a POST's answer depends on its body, so it must never be stored.
     """
 
-    def __init__(self, cache: Cache):
+    def __init__(self, cache: ByteLRU):
         self.cache = cache
 
     def get(self, key):
         return self.cache.get(key) if _compress_cacheable() else None
 
     def set(self, key, value) -> None:
-        # flask-compress stores again after every hit, renewing the expiry: entries in use
-        # outlast the rest (to the second, which is cachelib's resolution).
+        # flask-compress stores again after every hit; an LRU needs no renewal, but it is harmless.
         if _compress_cacheable():
             self.cache.set(key, value)
 
@@ -142,13 +162,19 @@ def init_app(app: Flask) -> None:
     enabled = cfg.get("RENDER_CACHE")
     if enabled is None:
         enabled = not (app.debug or cfg.get("TESTING"))
-    # cachelib reads a threshold of 0 as its default (500), so the floor is one entry.
-    entries = max(1, int(cfg.get("RENDER_CACHE_ENTRIES", DEFAULT_ENTRIES)))
+    render_bytes = int(cfg.get("RENDER_CACHE_BYTES", RENDER_CACHE_BYTES))
+    compress_bytes = int(cfg.get("COMPRESS_CACHE_BYTES", COMPRESS_CACHE_BYTES))
     page_max_age = int(cfg.get("PAGE_MAX_AGE_S", PAGE_MAX_AGE_S))
     static_max_age = int(cfg.get("STATIC_MAX_AGE_S", STATIC_MAX_AGE_S))
 
-    render_cache = _simple_cache(app, entries) if enabled else None
+    render_cache = ByteLRU(render_bytes) if enabled else None
     app.extensions["render_cache"] = render_cache
+
+    # Forged Host headers: answered under the server's own name (serving/hosts.py).
+    from serving.hosts import CanonicalHost, configured_hosts
+    hosts = configured_hosts(cfg)
+    if hosts:
+        app.wsgi_app = CanonicalHost(app.wsgi_app, hosts)
 
     # Compression first: Flask runs after_request hooks in reverse order of registration, so
     # the ETag hook below runs before flask-compress, which then suffixes the ETag with the
@@ -157,7 +183,7 @@ def init_app(app: Flask) -> None:
     # Streamed files (static, plotly.js) are compressed on the fly; let both answer 304s.
     cfg.setdefault("COMPRESS_STREAMING_ENDPOINT_CONDITIONAL", ["static", "plotly_js"])
     if enabled:
-        compressed = _simple_cache(app, COMPRESSED_PER_ENTRY * entries)
+        compressed = ByteLRU(compress_bytes)
         app.extensions["compress_cache"] = compressed
         cfg.setdefault("COMPRESS_CACHE_BACKEND", lambda: _CompressCache(compressed))
         cfg.setdefault("COMPRESS_CACHE_KEY", _compress_key)
@@ -168,13 +194,9 @@ def init_app(app: Flask) -> None:
         if render_cache is None or not _cacheable_request():
             return None
         key = cache_key()
-        hit = render_cache.get(key)
+        hit = render_cache.get(key)   # a hit moves the entry to the back of the line
         if hit is None:
             return None
-        # Stored again (deleted first, so it moves to the back of the line): entries in use are
-        # evicted last, and the entry pages warmed in the gunicorn master stay.
-        render_cache.delete(key)
-        render_cache.set(key, hit)
         body, etag, mimetype, cache_control = hit
         resp = Response(body, status=200, mimetype=mimetype)
         resp.set_etag(etag)
@@ -201,11 +223,15 @@ def init_app(app: Flask) -> None:
             return resp
         if not _cacheable_request() or resp.status_code != 200 or resp.is_streamed:
             return resp
+        if g.get("specdec_no_store"):
+            resp.headers["Cache-Control"] = "no-store"
+            return resp
         if resp.headers.get("X-Render-Cache") == "hit":
             resp.headers.pop("X-Render-Cache")
         else:
-            if not ep.startswith("api."):
-                resp.headers["Cache-Control"] = f"public, max-age={page_max_age}"
+            scope = "private" if g.get("specdec_private") else "public"
+            if not ep.startswith("api.") or scope == "private":
+                resp.headers["Cache-Control"] = f"{scope}, max-age={page_max_age}"
             resp.add_etag()
             if render_cache is not None and request.method == "GET":
                 etag, _weak = resp.get_etag()

@@ -1,21 +1,30 @@
 """Server-side numbers for section 14, "Beyond the plate" (the lab), shared with views/api/lab.py.
 
 The lab runs the bench on a source: one of the books (the default) or the reader's own text (known
-by its sha256 while this process's cache keeps it, see sim.usertext). On it: a run with the chosen
+by its sha256; this process's cache holds its models, the shared store its text, see sim.usertext
+and serving.textstore). On it: a run with the chosen
 draft (a model, or "lookup": copy from the text so far), optionally with adaptive γ compared with
 every fixed γ, all drafts side by side, the tubes from a context where draft and target disagree,
 and the break-even map.
+
+What is kept, per process, is bounded in bytes (``ANSWER_BYTES``, ``RUN_BYTES``) and holds no
+reference to a text's models: answers and runs are kept pickled (runs without their
+distributions), so a text the text cache lets go is freed at once, whatever was made from it.
 """
 from __future__ import annotations
 
+import dataclasses
+import pickle
 from functools import lru_cache
 
 import numpy as np
 from flask_babel import gettext as _
 
+from serving.bytecache import ByteLRU
 from sim import usertext
 from sim.params import ADAPT, LANGS, PAGE_GAMMA_MAX as GAMMA_MAX, LAB_DRAFTS as DRAFTS  # noqa: F401
 from sim.params import LAB_COMPARE_TOKENS as COMPARE_TOKENS, LAB_RUN_TOKENS as RUN_TOKENS
+from views import caching
 # Caps on the work of one request (views/api/lab.py), in target positions, tokens × (γ+1), per
 # run: the drafts' table makes four runs, the comparison nine (γ = 1..8 and the policy's).
 DRAFTS_MAX_POSITIONS = 900   # 100 tokens at γ = 8
@@ -26,9 +35,13 @@ LOOKUP_C = 0.0         # a lookup in the text costs next to nothing next to a mo
 # The break-even map's grid: γ = 1..16 across, c = 0, 0.05, …, 1 up.
 MAP_GAMMAS = tuple(range(1, 17))
 MAP_CS = tuple(round(i * 0.05, 2) for i in range(21))
+# Per process. An answer is at most ~15 kB pickled (a 200-token tape of tokens cut to 32
+# characters), a run without its distributions ~30 kB: a class's worth of states fits.
+ANSWER_BYTES = 8 * 1024 * 1024
+RUN_BYTES = 8 * 1024 * 1024
 
 class UnknownText(LookupError):
-    """The hash is not (or no longer) in this process's cache: the browser must send the text."""
+    """Neither this process nor the shared store has the hash: the browser must send the text."""
 
 
 def text_error_message(e: usertext.TextError) -> str:
@@ -41,9 +54,9 @@ def text_error_message(e: usertext.TextError) -> str:
                  size=d.get("size"), max=d.get("max"))
     if e.code == "binary":
         return _("This looks like a binary file, not a text. Save it as plain UTF-8 text and try again.")
-    if e.code == "not_utf8":
-        return _("The file is not UTF-8 text (bad byte at position %(pos)s). Save it as UTF-8 and try again.",
-                 pos=d.get("position"))
+    if e.code == "undecodable":
+        return _("The file could not be read as text in any encoding we know (as %(encoding)s, byte %(pos)s "
+                 "is wrong). Save it as UTF-8 text and try again.", encoding=d.get("encoding"), pos=d.get("position"))
     if e.code == "too_short":
         return _("The text has only %(n)s tokens; at least %(min)s are needed to count a model.",
                  n=d.get("tokens"), min=d.get("min"))
@@ -88,18 +101,22 @@ class Source:
 
 
 def source(lang: str, text: str = "") -> Source:
-    """The book of ``lang``, or the cached text of the hash ``text`` (UnknownText if not cached)."""
+    """The book of ``lang``, or the text of the hash ``text``: counted in this process, or counted
+    again from the shared store's copy (UnknownText if neither has it; usertext.Busy if this
+    process is counting too much already)."""
     if not text:
         return Source(lang)
-    ut = usertext.lookup(text, lang)
+    from serving import textstore
+    ut = usertext.lookup(text, lang, store=textstore.current())
     if ut is None:
         raise UnknownText(text)
+    caching.private()   # everything made from here on is made from the reader's text
     return Source(lang, ut)
 
 
 def text_info(ut: usertext.UserText) -> dict:
     return {"text": ut.sha256, "lang": ut.lang, "tokens": ut.n_tokens, "vocab_size": len(ut.vocab),
-            "bytes": ut.n_bytes, "count_ms": round(ut.count_ms, 1)}
+            "bytes": ut.n_bytes, "count_ms": round(ut.count_ms, 1), "cut_tokens": ut.cut_tokens}
 
 
 # ---- runs -------------------------------------------------------------------------------------
@@ -107,14 +124,19 @@ def text_info(ut: usertext.UserText) -> dict:
 def _run(src: Source, draft: str, gamma: int, adapt: str, seed: int, c: float, tokens: int):
     """One run on the source. Only the cost-model policy reads c, so the key leaves it out
     otherwise: the lab's run, its drafts' table and its comparison share the runs they have in
-    common (the chosen draft at γ is in the table too)."""
+    common (the chosen draft at γ is in the table too), and a new c makes no new run."""
     adapt = "off" if draft == "lookup" else adapt   # the lookup has no γ to adapt
-    return _run_kept(src, draft, gamma, adapt, seed, c if adapt == "cost" else None, tokens)
+    c_key = c if adapt == "cost" else None
+    key = (src.key, draft, gamma, adapt, seed, c_key, tokens)
+    kept = _RUNS.get(key)
+    if kept is not None:
+        return pickle.loads(kept)
+    run = _lean(_make_run(src, draft, gamma, adapt, seed, c_key, tokens))
+    _RUNS.set(key, pickle.dumps(run, protocol=pickle.HIGHEST_PROTOCOL))
+    return run
 
 
-# A page's lab needs up to 14 runs (its run, four drafts, nine compared); a few states' worth.
-@lru_cache(maxsize=32)
-def _run_kept(src: Source, draft: str, gamma: int, adapt: str, seed: int, c: float | None, tokens: int):
+def _make_run(src: Source, draft: str, gamma: int, adapt: str, seed: int, c: float | None, tokens: int):
     from sim.adaptive import generate_adaptive
     from sim.lookup import generate_lookup
     from sim.speculative import generate
@@ -126,6 +148,33 @@ def _run_kept(src: Source, draft: str, gamma: int, adapt: str, seed: int, c: flo
         return generate_adaptive(T, src.models[draft], src.history, tokens, gamma, rng, policy=adapt,
                                  c=c or 0.0, gamma_max=GAMMA_MAX)
     return generate(T, src.models[draft], src.history[-8:], tokens, gamma, rng)
+
+
+def _lean(run):
+    """The run without its distributions and models (what the lab reads of a run: tokens, each
+    pass's γ, guesses kept, written tokens, overlaps), so keeping it keeps no text's models alive
+    and costs a few tens of kB."""
+    steps = [dataclasses.replace(
+        s, target=None, q_dists=[], residual=None,
+        proposals=[dataclasses.replace(p, q_dist=None, p_dist=None) for p in s.proposals])
+        for s in run.steps]
+    return dataclasses.replace(run, steps=steps)
+
+
+def _kept_answer(name: str, make, *key) -> dict:
+    """An answer from the byte-bounded cache (pickled: its exact size is known, and each caller
+    gets its own copy), else made and kept."""
+    k = (name, *key)
+    kept = _ANSWERS.get(k)
+    if kept is not None:
+        return pickle.loads(kept)
+    out = make()
+    _ANSWERS.set(k, pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL))
+    return out
+
+
+_RUNS = ByteLRU(RUN_BYTES)
+_ANSWERS = ByteLRU(ANSWER_BYTES)
 
 
 def _summary(run, c: float) -> dict:
@@ -141,11 +190,9 @@ def _tape(run, vocab) -> list[dict]:
             for i, step in enumerate(run.steps) for t, kind in step.written]
 
 
-@lru_cache(maxsize=64)
-def _lab_cached(key: str, lang: str, text: str, draft: str, gamma: int, adapt: str, seed: int,
+def _lab_answer(src: Source, lang: str, text: str, draft: str, gamma: int, adapt: str, seed: int,
                 c: float, tokens: int) -> dict:
     from sim.lookup import lookup_stats
-    src = source(lang, text)
     vocab = src.vocab
     c_draft = LOOKUP_C if draft == "lookup" else c
     run = _run(src, draft, gamma, adapt, seed, c, tokens)
@@ -167,12 +214,11 @@ def lab_json(lang: str, text: str, draft: str, gamma: int, adapt: str, seed: int
              tokens: int = RUN_TOKENS) -> dict:
     """The lab's run with the chosen draft: its tape and its numbers (one run)."""
     src = source(lang, text)   # raises UnknownText before anything is cached
-    return _lab_cached(src.key, lang, text, draft, gamma, adapt, seed, c, tokens)
+    return _kept_answer("run", lambda: _lab_answer(src, lang, text, draft, gamma, adapt, seed, c, tokens),
+                        src.key, draft, gamma, adapt, seed, c, tokens)
 
 
-@lru_cache(maxsize=64)
-def _drafts_cached(key: str, lang: str, text: str, gamma: int, seed: int, c: float, tokens: int) -> dict:
-    src = source(lang, text)
+def _drafts_answer(src: Source, gamma: int, seed: int, c: float, tokens: int) -> dict:
     return {"drafts": {d: _summary(_run(src, d, gamma, "off", seed, c, tokens), LOOKUP_C if d == "lookup" else c)
                        for d in DRAFTS}}
 
@@ -181,14 +227,13 @@ def drafts_json(lang: str, text: str, gamma: int, seed: int, c: float, tokens: i
     """Every draft on the same text and seed, γ fixed: where the lookup shines and where not
     (four runs)."""
     src = source(lang, text)
-    return _drafts_cached(src.key, lang, text, gamma, seed, c, tokens)
+    return _kept_answer("drafts", lambda: _drafts_answer(src, gamma, seed, c, tokens),
+                        src.key, gamma, seed, c, tokens)
 
 
-@lru_cache(maxsize=64)
-def _compare_cached(key: str, lang: str, text: str, draft: str, gamma: int, adapt: str, seed: int,
-                    c: float, tokens: int) -> dict:
+def _compare_answer(src: Source, draft: str, gamma: int, adapt: str, seed: int, c: float,
+                    tokens: int) -> dict:
     from sim.adaptive import compare_runs
-    src = source(lang, text)
     fixed = {g: _run(src, draft, g, "off", seed, c, tokens) for g in range(1, GAMMA_MAX + 1)}
     cmp = compare_runs(fixed, {adapt: _run(src, draft, gamma, adapt, seed, c, tokens)}, gamma, c)
     return {"best_fixed_gamma": cmp["best_fixed_gamma"], "best_fixed": cmp["best_fixed"],
@@ -204,15 +249,15 @@ def compare_json(lang: str, text: str, draft: str, gamma: int, adapt: str, seed:
     if draft == "lookup" or adapt == "off":
         raise ValueError("the comparison needs a model draft and an adaptive policy")
     src = source(lang, text)
-    return {**_compare_cached(src.key, lang, text, draft, gamma, adapt, seed, c, tokens), "tokens": tokens}
+    cmp = _kept_answer("compare", lambda: _compare_answer(src, draft, gamma, adapt, seed, c, tokens),
+                       src.key, draft, gamma, adapt, seed, c, tokens)
+    return {**cmp, "tokens": tokens}
 
 
 # ---- tubes and the break-even map -------------------------------------------------------------
 
-@lru_cache(maxsize=64)
-def _tubes_cached(key: str, lang: str, text: str, seed: int, trials: int) -> dict:
+def _tubes_answer(src: Source, seed: int, trials: int) -> dict:
     from sim.tubes import run_tubes
-    src = source(lang, text)
     T, D = src.models["trigram"], src.models["bigram"]
     ctx = list(src.tubes_ctx)
     res = run_tubes(T, D, ctx, 1, trials, np.random.default_rng(seed), top=TUBES_SHOWN)
@@ -232,7 +277,7 @@ def _tubes_cached(key: str, lang: str, text: str, seed: int, trials: int) -> dic
 
 def tubes_json(lang: str, text: str, seed: int, trials: int = TUBES_TRIALS) -> dict:
     src = source(lang, text)
-    return _tubes_cached(src.key, lang, text, seed, trials)
+    return _kept_answer("tubes", lambda: _tubes_answer(src, seed, trials), src.key, seed, trials)
 
 
 @lru_cache(maxsize=1)
@@ -249,8 +294,8 @@ def breakeven_json(gamma: int, c: float) -> dict:
 
 def clear_caches() -> None:
     """Forget every kept run and answer (the benchmarks time the work, not the caches)."""
-    for f in (_run_kept, _lab_cached, _drafts_cached, _compare_cached, _tubes_cached):
-        f.cache_clear()
+    _RUNS.clear()
+    _ANSWERS.clear()
 
 
 # ---- one answer per part of the section (the page, and /api/section/lab.<part>) -------------------
@@ -260,8 +305,14 @@ def _source_of(v: dict, lang: str) -> tuple[str, str, bool]:
     process no longer has: then the book stands in and the page sends the text again)."""
     tlang = lang if v["tlang"] == "auto" else v["tlang"]
     text = v["text"] or ""
-    if text and usertext.lookup(text, tlang) is None:
-        return lang, "", True
+    if text:
+        try:
+            source(tlang, text)   # held here, or counted again from the shared store
+        except (UnknownText, usertext.Busy):
+            # The text may arrive a moment later (the page's script sends it): what is made now
+            # is not what the URL gives then, so nothing may keep it.
+            caching.no_store()
+            return lang, "", True
     return (tlang if text else lang), text, False
 
 

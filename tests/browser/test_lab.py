@@ -1,5 +1,8 @@
 """Section 14 in the browser: count a pasted text, copy-from-text draft, the map, re-sending a text
 the server forgot, and the no-script reading."""
+import os
+from pathlib import Path
+
 import pytest
 
 from sim import usertext
@@ -43,9 +46,11 @@ def test_forgotten_text_is_sent_again(page, live_url):
     page.fill("#lab-textarea", REFRAIN + " Once more.")
     page.click("[data-act=use-text]")
     page.wait_for_selector("[data-widget=lab][data-source=text]", timeout=60_000)
-    # The server forgets every text (as another worker or a restart would).
-    with usertext.CACHE._lock:
-        usertext.CACHE._d.clear()
+    # The server forgets every text: no worker holds it and the shared store lost it too (a
+    # store evicting it, or a server without one).
+    usertext.CACHE.clear()
+    for f in Path(os.environ["SPECDEC_TEXT_DIR"]).glob("*.txt"):
+        f.unlink()
     with page.expect_response(lambda r: "/api/lab/text" in r.url and r.status == 200, timeout=60_000):
         page.select_option("#lab-gamma", "2")
     page.wait_for_function("() => !document.querySelector('#lab[aria-busy=true]') && /2/.test(document.querySelector('#lab [data-field=gammas_text]').textContent)",
@@ -55,6 +60,26 @@ def test_forgotten_text_is_sent_again(page, live_url):
     assert page.locator("[data-widget=lab]").get_attribute("data-source") == "text"
     # The browser logs the deliberate 404 itself; nothing else may be logged.
     assert all("404" in e for e in page.console_errors)
+
+
+@pytest.mark.parametrize("codec,label", [("gbk", "GB18030"), ("big5", "Big5"), ("utf-16", "UTF-16LE")])
+def test_a_file_in_another_encoding_is_read_as_such(page, live_url, tmp_path, codec, label):
+    # Issue 14: a GBK file (Windows' Chinese "ANSI") was read as UTF-8 by the browser and counted
+    # as mojibake. The file's bytes go to the server, which names the encoding it read.
+    text = ("我們在山上看月亮，月亮也在山上看我們。早上起來，先去河邊走一走，看看水中的魚。"
+            "老師說，讀書要慢慢讀，一個字一個字地想清楚。下午下了一場雨，街上的人都回家了。") * 3
+    path = tmp_path / f"text-{codec}.txt"
+    path.write_bytes(text.encode(codec))
+    open_lab(page, live_url, "?tlang=zh", lang="zh")
+    page.set_input_files("#lab-file", str(path))
+    page.click("[data-act=use-text]")
+    page.wait_for_selector("[data-widget=lab][data-source=text]", timeout=60_000)
+    status = page.text_content("[data-out=text-status]")
+    assert f"按 {label} 编码读取。" in status and "。 " not in status
+    assert f"text={usertext.digest(text.encode())}" in page.url
+    tape = "".join(page.locator(".lab-tape .tape-cell").all_text_contents())
+    assert "�" not in tape and any(ch in tape for ch in "我們月亮山")
+    assert page.console_errors == []
 
 
 def test_reads_without_scripts(browser, live_url):

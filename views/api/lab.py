@@ -1,25 +1,33 @@
 """JSON routes for section 14, the lab: a reader's own text, runs on it, tubes, the break-even map.
 
-  POST /api/lab/text?lang=en|zh   body: the text (UTF-8, ≤ 2 MB)  -> {"text": sha256, tokens, ...}
+  POST /api/lab/text?lang=en|zh   body: the text (≤ 2 MB, any of sim.usertext's encodings)
+                                  -> {"text": sha256, tokens, ..., "encoding": what it was read as}
   GET  /api/lab/run               text, lang, draft, gamma, adapt, seed, c, tokens  (one run)
   GET  /api/lab/drafts            text, lang, gamma, seed, c, tokens  (every draft, four runs)
   GET  /api/lab/compare           text, lang, draft, gamma, adapt, seed, c, tokens  (nine runs)
   GET  /api/lab/tubes             text, lang, seed
   GET  /api/lab/breakeven         gamma, c
 
-A ``text`` this process does not know (another worker, a restart, an evicted entry) answers 404
-with an error naming ``text``; the browser then sends the text again and retries.
+A ``text`` this process does not hold is counted again from the shared store (serving.textstore);
+one the store does not have either answers 404 with an error naming ``text``, and the browser
+then sends the text again and retries. A process already counting as many texts as it may
+answers 503 with Retry-After (sim.usertext.COUNTING).
 """
 from __future__ import annotations
 
 from flask import jsonify, request
 from flask_babel import gettext as _
 
+from serving import textstore
 from sim import params as P
 from sim import usertext
 from views import sections_lab as lab
 from views.api import bp
 from views.params import ParamError, cap_positions, parse
+
+
+def upload_allowed() -> str:
+    return _("text of 50 tokens to 2 MB in UTF-8, UTF-16, GB18030 (GBK), Big5 or windows-1252")
 
 
 @bp.errorhandler(lab.UnknownText)
@@ -31,19 +39,43 @@ def _unknown(_e):
     return jsonify(body), 404
 
 
+@bp.errorhandler(usertext.Busy)
+def _busy(e: usertext.Busy):
+    # This worker is counting as many texts as it may: a moment later it (or another) will not be.
+    body = {"error": {"param": "text", "allowed": upload_allowed(), "status": 503,
+                      "message": _("The server is counting other texts; it will try yours again in a moment.")}}
+    resp = jsonify(body)
+    resp.status_code = 503
+    resp.headers["Retry-After"] = str(e.retry_after)
+    return resp
+
+
+@bp.errorhandler(TimeoutError)
+def _timed_out(_e: TimeoutError):
+    # Nothing here runs under a timer any more (the tokenizer did: NLTK 3.10's 5 s wall clock),
+    # but whatever times out, on any API route, is the server's load, not the request: 503.
+    body = {"error": {"param": None, "allowed": None, "status": 503,
+                      "message": _("The server is busy; try again in a moment.")}}
+    resp = jsonify(body)
+    resp.status_code = 503
+    resp.headers["Retry-After"] = "2"
+    return resp
+
+
 @bp.post("/lab/text")
 def lab_text():
     v = parse(request.args, P.API_LAB_TEXT)
     too_big = usertext.TextError("too_big", size=request.content_length, max=usertext.MAX_BYTES)
     if request.content_length is not None and request.content_length > usertext.MAX_BYTES:
-        raise ParamError("text", "UTF-8 text of at most 2 MB", lab.text_error_message(too_big))
+        raise ParamError("text", upload_allowed(), lab.text_error_message(too_big))
     # Read at most one byte more than allowed, whatever the headers claim.
     raw = request.stream.read(usertext.MAX_BYTES + 1)
     try:
-        ut = usertext.load(raw, v["lang"])
+        dec = usertext.decode(raw)
+        ut = usertext.load_text(dec, v["lang"], store=textstore.current())
     except usertext.TextError as e:
-        raise ParamError("text", "UTF-8 text of 50 tokens to 2 MB", lab.text_error_message(e)) from None
-    resp = jsonify(lab.text_info(ut))
+        raise ParamError("text", upload_allowed(), lab.text_error_message(e)) from None
+    resp = jsonify({**lab.text_info(ut), "encoding": dec.encoding})
     resp.headers["Cache-Control"] = "no-store"
     return resp
 

@@ -9,8 +9,8 @@ import { lazyChart } from "../charts.js";
 const STORE = "specdec-lab-text:";   // sessionStorage key prefix, + sha256
 const TEXT_UNITS = ["lab.run", "lab.drafts", "lab.compare", "lab.tubes"];
 
-// A file is kept as it was chosen (its bytes, in this page only: the server finds its encoding);
-// typed text also goes to sessionStorage, so a reload can send it again.
+// A text is kept as it was sent (a file's bytes in this page only); its text also goes to
+// sessionStorage, so a reload can send it again.
 function remember(hash, lang, text) {
   if (typeof text !== "string") return;
   try { sessionStorage.setItem(STORE + hash, JSON.stringify({ lang, text })); } catch { /* full or off */ }
@@ -19,14 +19,25 @@ function recall(hash) {
   try { return JSON.parse(sessionStorage.getItem(STORE + hash) || "null"); } catch { return null; }
 }
 
+// body: a string (sent as UTF-8) or a file's own bytes (the server finds their encoding). A
+// server busy counting other texts answers 503 with Retry-After: wait that long and send again,
+// for up to about half a minute (a class uploading at once is counted a few texts at a time).
 async function postText(ctx, body, lang) {
-  const resp = await fetch(`/api/lab/text?lang=${encodeURIComponent(lang)}`, {
-    method: "POST", body, headers: { Accept: "application/json", "Accept-Language": ctx.lang },
-  });
-  let json = null;
-  try { json = await resp.json(); } catch { json = null; }
-  if (!resp.ok) throw new Error(json?.error?.message || `${resp.status}`);
-  return json;
+  const type = typeof body === "string" ? "text/plain; charset=utf-8" : "application/octet-stream";
+  for (let attempt = 0; ; attempt++) {
+    const resp = await fetch(`/api/lab/text?lang=${encodeURIComponent(lang)}`, {
+      method: "POST", body, headers: { "Content-Type": type, Accept: "application/json", "Accept-Language": ctx.lang },
+    });
+    let json = null;
+    try { json = await resp.json(); } catch { json = null; }
+    const wait = Number(resp.headers.get("Retry-After"));
+    if (resp.status === 503 && attempt < 15 && wait > 0 && wait <= 30) {
+      await new Promise((ok) => setTimeout(ok, wait * 1000));
+      continue;
+    }
+    if (!resp.ok) throw new Error(json?.error?.message || `${resp.status}`);
+    return json;
+  }
 }
 
 function drawMap(Plotly, box, m, ctx) {
@@ -60,12 +71,20 @@ export function mount(el, ctx) {
     return v === "en" || v === "zh" ? v : ctx.lang;
   };
 
-  async function send(text, lang) {
+  // input: the pasted text, or a chosen file (a Blob), sent as its bytes so the server can tell
+  // its encoding (a GBK file read here as UTF-8 would arrive already garbled).
+  async function send(input, lang) {
     status.textContent = t("sending");
-    const info = await postText(ctx, text, lang);
-    memory.set(info.text, { lang, text });
-    remember(info.text, lang, text);
-    status.textContent = t("counted", { tokens: count(info.tokens), vocab: count(info.vocab_size), ms: num(info.count_ms) });
+    const info = await postText(ctx, input, lang);
+    let text = input;
+    if (typeof input !== "string") {
+      try { text = new TextDecoder(info.encoding).decode(await input.arrayBuffer()); } catch { text = null; }
+    }
+    memory.set(info.text, { lang, text: text ?? input });
+    if (text !== null) remember(info.text, lang, text);
+    // Two sentences: a space between them in English, none after a Chinese full stop.
+    status.textContent = [t("counted", { tokens: count(info.tokens), vocab: count(info.vocab_size), ms: num(info.count_ms) }),
+      t("encoding", { encoding: info.encoding })].join(ctx.lang === "zh" ? "" : " ");
     return info;
   }
 
@@ -89,7 +108,7 @@ export function mount(el, ctx) {
     e.preventDefault();
     try {
       const body = await readInput();
-      if (typeof body === "string" && !body.trim()) { status.textContent = t("no_text"); return; }
+      if (typeof body === "string" ? !body.trim() : !body.size) { status.textContent = t("no_text"); return; }
       const lang = splitLang();
       const info = await send(body, lang);
       state.set({ text: info.text, tlang: lang });
