@@ -68,7 +68,7 @@ def main() -> int:
 
     from app import create_app
     from tests.conftest import LiveServer
-    from views.plate import ANCHORS
+    from views.sections import ANCHORS
 
     embeds = ([f"/embed/{lang}/specdec/" for lang in ("en", "zh")]
               + [f"/embed/{lang}/specdec/{a}/" for lang in ("en", "zh") for a in ANCHORS])

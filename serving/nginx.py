@@ -54,7 +54,9 @@ def messages() -> dict[str, dict[str, str]]:
     from app import create_app
     from sim.usertext import MAX_BYTES
     app = create_app({"TESTING": True})
-    out: dict[str, dict[str, str]] = {"specdec_msg_busy": {}, "specdec_msg_too_big": {}}
+    from views.api.lab import upload_allowed
+    out: dict[str, dict[str, str]] = {"specdec_msg_busy": {}, "specdec_msg_too_big": {},
+                                      "specdec_allowed_upload": {}}
     with app.test_request_context():
         for lang in ("en", "zh"):
             with force_locale(lang):
@@ -62,6 +64,7 @@ def messages() -> dict[str, dict[str, str]]:
                     _("The server is busy; try again in a moment."))
                 out["specdec_msg_too_big"][lang] = _nginx_string(
                     _("The text is more than %(max)s bytes (2 MB); send a shorter one.", max=MAX_BYTES))
+                out["specdec_allowed_upload"][lang] = _nginx_string(upload_allowed())
     return out
 
 
@@ -69,7 +72,6 @@ def render(listen: str, upstream: str, run_dir: str, *, workers: str = "auto",
            access_log: str | None = None, log_level: str = "warn") -> str:
     from app import _CSP
     from sim.usertext import MAX_BYTES
-    from views.api.lab import UPLOAD_ALLOWED
     env = Environment(loader=DictLoader({
         "nginx.conf": (HERE / "nginx.conf.j2").read_text(encoding="utf-8"),
         "headers": _HEADERS,
@@ -79,7 +81,7 @@ def render(listen: str, upstream: str, run_dir: str, *, workers: str = "auto",
         access_log={"-": "/dev/stdout", None: "off", "": "off"}.get(access_log, access_log), log_level=log_level, connections=CONNECTIONS,
         header_timeout=HEADER_TIMEOUT_S, body_timeout=BODY_TIMEOUT_S, send_timeout=SEND_TIMEOUT_S,
         keepalive_timeout=KEEPALIVE_TIMEOUT_S, retry_after=RETRY_AFTER_S, max_body=MAX_BYTES,
-        csp=_CSP.format(ancestors="'self'"), upload_allowed=UPLOAD_ALLOWED, messages=messages())
+        csp=_CSP.format(ancestors="'self'"), messages=messages())
 
 
 def main(argv=None) -> int:

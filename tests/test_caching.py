@@ -14,8 +14,8 @@ REFRAIN = ("Round the hill and back again , round the hill we go ; the hill is w
 def _renders(monkeypatch) -> list:
     import views.plate as plate
     calls = []
-    real = plate.section_data
-    monkeypatch.setattr(plate, "section_data", lambda *a: calls.append(a) or real(*a))
+    real = plate._context   # one call per page rendered
+    monkeypatch.setattr(plate, "_context", lambda *a, **k: calls.append(a) or real(*a, **k))
     return calls
 
 
@@ -74,11 +74,11 @@ def test_a_page_rendered_before_its_text_arrives_is_not_kept(cached_app):
     sha = usertext.digest(text.encode())
     url = f"/embed/en/specdec/lab/?text={sha}&tlang=en"
     before = c.get(url)
-    assert before.status_code == 200 and b'data-text-missing="1"' in before.data
+    assert before.status_code == 200 and b'"text_missing": true' in before.data
     assert before.headers["Cache-Control"] == "no-store" and "ETag" not in before.headers
     assert c.post("/api/lab/text?lang=en", data=text.encode()).status_code == 200
     after = c.get(url)
-    assert b'data-text-missing="0"' in after.data
+    assert b'"text_missing": false' in after.data and b'"text_missing": true' not in after.data
     assert after.headers["Cache-Control"].startswith("private")
 
 

@@ -13,7 +13,7 @@ from html import unescape
 
 import pytest
 
-from views.plate import ANCHORS
+from views.sections import ANCHORS
 
 DEPTHS = ("story", "picture", "frontier")
 LANGS = ("en", "zh")

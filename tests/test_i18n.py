@@ -27,7 +27,7 @@ from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.pofile import read_po
 
-from views.plate import ANCHORS
+from views.sections import ANCHORS
 
 ROOT = Path(__file__).resolve().parents[1]
 PO = ROOT / "translations" / "zh" / "LC_MESSAGES" / "messages.po"

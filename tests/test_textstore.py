@@ -72,7 +72,7 @@ def _shared_between(a, b):
     run = b.test_client().get(f"/api/lab/run?text={h}&draft=lookup")
     assert run.status_code == 200 and run.get_json()["source"]["text"] == h
     page = b.test_client().get(f"/embed/en/specdec/lab/?text={h}&tlang=en")
-    assert b'data-text-missing="0"' in page.data
+    assert b'"text_missing": false' in page.data and b'"text_missing": true' not in page.data
     # A text neither holds is still a 404 naming text.
     r = b.test_client().get("/api/lab/run?text=" + "cd" * 32)
     assert r.status_code == 404 and r.get_json()["error"]["param"] == "text"
