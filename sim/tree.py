@@ -34,9 +34,10 @@ import numpy as np
 from .dist import Dist, Support
 from .ngram import NGramModel
 from .speculative import CONTEXT_KEPT
-from .tree_shape import BRANCH_MAX, N_MAX, Shape, _check_int, attention_mask
+from .tree_shape import BRANCH_MAX, N_MAX, Shape, _check_int, attention_mask, best_shape
 
 SAMPLINGS = ("top", "iid", "wor")
+SHAPES = ("chain", "kary", "sequences", "dynamic", "best")
 
 
 def without(d: Dist, xs: Sequence[int]) -> Dist:
@@ -240,3 +241,29 @@ class Plan:
     @property
     def n(self) -> int:
         return self.shape.n if self.shape is not None else self.eagle2[0]
+
+
+def plan(shape: str, n: int, k: int, d: int, sampling: str, P: Sequence[float] | None = None) -> Plan:
+    """The plan named by ``shape`` (``SHAPES``) within n guesses: a chain of n; the k-ary tree to
+    depth d; k sequences of n // k; EAGLE-2's tree (top-k k, depth d; sampling "top"); or
+    Sequoia's best shape of depth ≤ d for the acceptance vector ``P``."""
+    if shape not in SHAPES:
+        raise ValueError(f"shape must be one of {', '.join(SHAPES)}")
+    n = _check_int("n", n, 1, N_MAX)
+    k = _check_int("k", k, 1, BRANCH_MAX)
+    d = _check_int("d", d, 1, N_MAX)
+    if shape == "dynamic":
+        if sampling != "top":
+            raise ValueError("EAGLE-2's tree takes the draft's likeliest tokens: sampling must be 'top'")
+        return Plan.dynamic(n, k, d)
+    if shape == "chain":
+        return Plan.fixed(Shape.chain(n), sampling)
+    if shape == "kary":
+        return Plan.fixed(Shape.kary(k, d, n), sampling)
+    if shape == "sequences":
+        if n < k:
+            raise ValueError(f"n must be at least k ({k}) for {k} sequences")
+        return Plan.fixed(Shape.sequences(k, n // k), sampling)
+    if P is None:
+        raise ValueError("the best shape needs an acceptance vector P")
+    return Plan.fixed(best_shape(P, n, d)[0], sampling)

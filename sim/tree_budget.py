@@ -73,8 +73,10 @@ def acceptance_vector(target: NGramModel, draft: NGramModel, ctxs: Sequence[Sequ
 def sequoia_acceptance(target: NGramModel, draft: NGramModel, ctxs: Sequence[Sequence[int]],
                        rng: np.random.Generator, b: int = SEQUOIA_BRANCH, reps: int = REPS) -> list[float]:
     """P[k] for b children drawn without replacement and checked by Sequoia's Algorithm 2: the
-    share of ``reps`` checks per position in which the k-th child was the one kept. Children are
-    drawn as the checks reach them (the same distribution as drawing all b first)."""
+    chance that the k-th child is the one kept. P[1] is exact, Σ min(p, q) averaged (the first
+    child is an ordinary speculative guess), so a one-child-per-node shape is exactly the chain;
+    the others are the share of ``reps`` checks per position in which child k was kept. Children
+    are drawn as the checks reach them (the same distribution as drawing all b first)."""
     P = np.zeros(b + 1)
 
     def drawn(q):
@@ -89,7 +91,9 @@ def sequoia_acceptance(target: NGramModel, draft: NGramModel, ctxs: Sequence[Seq
             kept, _ = check_children(drawn(q), p, q, rng, "sequoia")
             if kept is not None:
                 P[kept] += 1
-    return (P / (len(ctxs) * reps)).tolist()
+    P /= len(ctxs) * reps
+    P[1] = np.mean([overlap(target.sparse(c), draft.sparse(c)) for c in ctxs])
+    return P.tolist()
 
 
 def _rank_paths(shape: Shape) -> list[tuple[int, ...]]:
