@@ -97,6 +97,7 @@ def _tree_calls():
         ("tree run, 40 tokens, 8 sequences of 8, iid, traced", run("en", 40, plan("sequences", 64, 8, 8, "iid"))),
         ("tree run, 40 tokens, 16-node 2-ary tree, wor, traced", run("en", 40, plan("kary", 16, 2, 4, "wor"))),
         ("tree tubes, 20 × 50 passes, star of 8, wor, sequoia", tubes("en", "wor", "sequoia", 20, 50)),
+        ("tree tubes, 10 × 20 passes, star of 8, wor, sequoia", tubes("en", "wor", "sequoia", 10, 20)),
         ("tree tubes, 20 × 50 passes, star of 8, iid, specinfer", tubes("en", "iid", "specinfer", 20, 50)),
         ("tree tubes, 10 × 50 passes, star of 8, wor, sequoia, zh", tubes("zh", "wor", "sequoia", 10, 50)),
         ("tree budget: table (cache emptied) + curves + batch scan", budget(True)),

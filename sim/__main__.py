@@ -18,7 +18,7 @@ from .ngram import MODEL_ORDERS, load_models
 from .speculative import DRAFTS, GAMMA_MAX, RULES, generate
 from .tree_rules import NATURAL, RULES as TREE_RULES, TOKENS_MAX as TREE_TOKENS_MAX, generate_tree
 from .tree_shape import BRANCH_MAX, N_MAX
-from .tree_tubes import run_tree_tubes, star, tree_tubes_context
+from .tree_tubes import STAR, run_tree_tubes, star, tree_tubes_context
 from .tubes import run_tubes
 
 LANGS = ("en", "zh")
@@ -146,7 +146,7 @@ def add_tree_cli(sub) -> None:
     for p in (r, t, b):
         p.add_argument("--lang", choices=LANGS, required=True)
         p.add_argument("--draft", choices=DRAFTS, default="bigram")
-        p.add_argument("--k", type=shapes["k"], default=4 if p is not r else 2, help="children per node")
+        p.add_argument("--k", type=shapes["k"], default={r: 2, t: STAR, b: 4}[p], help="children per node")
     for p in (r, t):
         p.add_argument("--sampling", choices=trees.SAMPLINGS,
                        default=None if p is r else "wor", help="default: wor (dynamic, greedy: top)")
@@ -161,13 +161,14 @@ def add_tree_cli(sub) -> None:
     r.add_argument("--tokens", type=int_in(1, TREE_TOKENS_MAX), default=40)
     r.add_argument("--trace", type=int_in(0, TREE_TOKENS_MAX - 1), default=0, help="the pass traced")
     r.set_defaults(handler=cmd_tree_run)
-    t.add_argument("--rounds", type=int_in(1, 100), default=20)
-    t.add_argument("--trials", type=int_in(1, 1000), default=200)
+    t.add_argument("--rounds", type=int_in(1, 100), default=10)
+    t.add_argument("--trials", type=int_in(1, 1000), default=20)
     t.set_defaults(handler=cmd_tree_tubes)
     b.add_argument("--gpu", choices=tuple(roofline.GPUS), default="h100-sxm")
     b.add_argument("--model", choices=tuple(roofline.MODELS), default="llama-3.1-8b")
     b.add_argument("--batch", type=int_in(1, 1024), default=1)
-    b.add_argument("--context", type=int_in(0, roofline.CONTEXT_MAX), default=4096, help="cached tokens per stream")
+    b.add_argument("--context", type=int_in(0, roofline.CONTEXT_MAX), default=4096,
+                   help="cached tokens per stream")
     b.add_argument("--c", type=float_in(0.0, 1.0), default=0.05, help="draft cost per level / target step")
     b.set_defaults(handler=cmd_tree_budget)
 

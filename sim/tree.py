@@ -16,9 +16,10 @@ Each draw uses one uniform from the injected generator, in node order, so a chai
 ``iid`` draws its guesses exactly as ``sim.speculative.speculative_step`` does.
 
 The dynamic tree is EAGLE-2's construction (Li et al. 2024, "EAGLE-2: Faster Inference of Language
-Models with Dynamic Draft Trees", arXiv:2406.16858, §4: expansion then reranking; read against the
-authors' code, SafeAILab/EAGLE, ``eagle/model/cnets.py``, ``Model.topK_genrate``): a node's value
-is the draft's probability of its whole path, Π q along it. Expansion: the root's k likeliest
+Models with Dynamic Draft Trees", arXiv:2406.16858: an expansion phase, then a reranking phase;
+written from the authors' code, SafeAILab/EAGLE, ``eagle/model/cnets.py``, ``Model.topK_genrate``,
+the paper's own text not read here): a node's value is the draft's probability of its whole path,
+Π q along it. Expansion: the root's k likeliest
 children; then at each of the next levels, the k nodes of the newest level with the highest value
 are each given their k likeliest children. Reranking: of every node made, the n with the highest
 value are kept. A child's value is at most its parent's, so the kept nodes form a tree (ties go to
@@ -44,13 +45,13 @@ def without(d: Dist, xs: Sequence[int]) -> Dist:
     """d with no mass on the tokens ``xs``, renormalised: the draft after tokens already drawn
     (Sequoia Algorithm 2, lines 10 and 16), or a point-mass draft's residual, max(0, R − δ_x)
     normalised, which is R without x. O(|idx| + |xs|)."""
-    xs = np.unique(np.asarray(xs, dtype=np.int64))
+    xs = sorted({int(x) for x in xs})
     idx = d.idx
-    pos = idx.searchsorted(xs)
-    if xs.size and np.all(pos < idx.size) and np.all(idx[np.minimum(pos, idx.size - 1)] == xs):
-        sup, val = d.sup, d.val.copy()
+    pos = [int(j) for j in idx.searchsorted(xs)] if idx.size else []
+    if idx.size and all(j < idx.size and idx[j] == x for j, x in zip(pos, xs)):
+        sup, val = d.sup, d.val.copy()          # the usual case: every token is on d's list
     else:
-        sup = Support(d.base, np.union1d(idx, xs))
+        sup = Support(d.base, np.union1d(idx, np.asarray(xs, dtype=np.int64)))
         val = np.array(d[sup.idx], dtype=np.float64)
         pos = sup.idx.searchsorted(xs)
     val[pos] = 0.0
@@ -160,7 +161,7 @@ def build(draft: NGramModel, context: Sequence[int], shape: Shape, sampling: str
             tree.tokens.append(x)
             tree.q.append(from_[x])
             tree.draws.append(w)
-            if sampling == "wor":
+            if sampling == "wor" and shape.ranks[v] < len(shape.children[u]):  # a sibling follows
                 left[u] = without(from_, [x])
         tree.q_draft.append(q[x])
     return tree

@@ -222,7 +222,8 @@ def measure(target: NGramModel, draft: NGramModel, ctxs: Sequence[Sequence[int]]
 @lru_cache(maxsize=32)
 def budget_table(lang: str, draft: str = "bigram", k: int = 4, d: int = 8, n_max: int = N_MAX,
                  m: int = CONTEXTS) -> dict:
-    """``measure`` for one language and draft on the seeded runs (kept: it is the same every time)."""
+    """``measure`` for one language and draft on the seeded runs (kept: it is the same every time;
+    callers share the dict, so they must not change it)."""
     if draft not in DRAFTS:
         raise ValueError(f"draft must be one of {', '.join(DRAFTS)}")
     models = load_models(lang)

@@ -14,7 +14,9 @@ equal to p's, on the trees it is meant for (``EXACT``):
   (max(0, R − δ_c) normalised; Leviathan et al. 2023's rule with q = δ_c), else remove c; when
   all are refused, write a token drawn from R. The same distribution as ``naive`` (a refused
   child's mass is handed to the rest), and what serving engines do for prompt-lookup and top-k
-  drafts (sim.lookup for the chain). Exact for any tree.
+  drafts (sim.lookup for the chain; SGLang's ``tree_speculative_sampling_target_only`` does the
+  same with one coin per node against the running sum of p over the children, as read in
+  sgl-project/sglang-jax's kernel). Exact for any tree.
 * ``specinfer``: SpecInfer's multi-step speculative sampling (§4.3, Algorithm 2, VerifyStochastic,
   lines 24–44): child x_s is kept with probability min(1, R(x_s)/q(x_s)); on a refusal the
   residual becomes R ← norm(max(0, R − q)) before the next sibling; when all are refused, write a
@@ -64,7 +66,7 @@ import numpy as np
 from .dist import Dist, residual
 from .ngram import NGramModel
 from .speculative import CONTEXT_KEPT
-from .tree import SAMPLINGS, Plan, Tree, check_sampling, without
+from .tree import SAMPLINGS, Plan, Tree, without
 
 RULES = ("naive", "pointmass", "specinfer", "sequoia", "stale")
 # The rule a tree made by each sampling is meant to be checked with (serving engines' choice).
@@ -322,7 +324,7 @@ def generate_tree(target: NGramModel, draft: NGramModel, context: Sequence[int],
     """Write ``n_tokens`` tokens after ``context``, one tree pass after another (the last pass
     may write past ``n_tokens``; ``tokens`` is cut there, the metrics count every pass whole)."""
     if not isinstance(n_tokens, (int, np.integer)) or not 1 <= n_tokens <= 1_000_000:
-        raise ValueError("n_tokens must be at least 1")
+        raise ValueError("n_tokens must be an integer from 1 to 1000000")
     ctx = list(context)
     start = len(ctx)
     steps = []

@@ -7,7 +7,8 @@ import pytest
 
 
 def sim(*args):
-    return subprocess.run([sys.executable, "-m", "sim", "tree", *args], capture_output=True, text=True, timeout=300)
+    return subprocess.run([sys.executable, "-m", "sim", "tree", *args], capture_output=True, text=True,
+                          timeout=300)
 
 
 def test_run_prints_the_metrics_and_one_pass_in_full():
