@@ -4,21 +4,23 @@ Run with `gunicorn 'app:create_app()'` or `flask --app app run`.
 """
 from __future__ import annotations
 
-import math
-from decimal import ROUND_HALF_UP, Decimal
 from importlib import resources
 from pathlib import Path
 
 from flask import Flask, jsonify, redirect, render_template, request, send_file, url_for
-from babel.numbers import format_compact_decimal
-from flask_babel import Babel, format_decimal, format_percent, get_locale
+from flask_babel import Babel
 from flask_babel import gettext as _
-from jinja2 import Undefined
 from werkzeug.exceptions import HTTPException
 
-LANGS = ("en", "zh")
+from sim.params import LANGS
+from views import catalogs
+
 DEFAULT_LANG = "en"
 HERE = Path(__file__).resolve().parent
+# The site's files (templates/, static/, translations/) sit beside this module in the repository
+# and an editable install; a built package (wheel, `pip install .`) carries them in the folder
+# specdec_site/ beside it (setup.py).
+SITE = HERE / "specdec_site" if (HERE / "specdec_site").is_dir() else HERE
 
 # plotly.js ships inside the Python plotly package; we serve that file so nothing loads from a CDN.
 PLOTLY_JS = resources.files("plotly") / "package_data" / "plotly.min.js"
@@ -51,47 +53,6 @@ def preferred_lang() -> str:
     return request.accept_languages.best_match(LANGS) or DEFAULT_LANG
 
 
-def _decimals_format(decimals: int) -> str:
-    decimals = max(0, int(decimals))
-    return "#,##0" + ("." + "0" * decimals if decimals else "")
-
-
-def _missing(x) -> bool:
-    return x is None or isinstance(x, Undefined) or (isinstance(x, float) and not math.isfinite(x))
-
-
-def num_filter(x, decimals: int = 0) -> str:
-    """Locale-aware number with a fixed number of decimals: 13350.4|num(0) -> "13,350"."""
-    if _missing(x):
-        return "–"
-    return format_decimal(x, format=_decimals_format(decimals))
-
-
-def pct_filter(x, decimals: int = 0) -> str:
-    """Locale-aware percentage of a fraction: 0.997|pct(1) -> "99.7%"."""
-    if _missing(x):
-        return "–"
-    return format_percent(x, format=_decimals_format(decimals) + "%")
-
-
-def compact_filter(x) -> str:
-    """A count as the page's language reads it: 8030261248|compact -> "8,030,261,248" in English,
-    "80.3亿" in Chinese. Chinese groups digits by 10⁴, so from 1万 on it takes CLDR's compact units
-    (万, 亿, 万亿) with three significant digits, as static/js/widgets/numbers.js writes it with
-    Intl (maximumSignificantDigits: 3), and a number the scripts refresh keeps its form. English,
-    and Chinese below 1万, keep every digit."""
-    if _missing(x):
-        return "–"
-    locale = get_locale()
-    if locale is None or locale.language != "zh" or abs(x) < 10_000:
-        return num_filter(x, 0)
-    # Three significant digits first, half away from zero as Intl rounds, and only then the
-    # unit: 99,960,000 is 1亿, where babel alone would pick 万 and write 9996万.
-    d = Decimal(str(x))
-    d = d.quantize(Decimal(1).scaleb(d.adjusted() - 2), rounding=ROUND_HALF_UP)
-    return format_compact_decimal(d, locale=locale, fraction_digits=2)
-
-
 def security_headers(resp):
     embed = request.path.startswith("/embed/")
     resp.headers["Content-Security-Policy"] = _CSP.format(ancestors="*" if embed else "'self'")
@@ -105,10 +66,11 @@ def security_headers(resp):
 
 
 def create_app(test_config: dict | None = None) -> Flask:
-    app = Flask(__name__, static_folder="static", template_folder="templates")
+    app = Flask(__name__, static_folder=SITE / "static", template_folder=SITE / "templates")
     app.config.from_mapping(
         BABEL_DEFAULT_LOCALE=DEFAULT_LANG,
-        BABEL_TRANSLATION_DIRECTORIES=str(HERE / "translations"),
+        # The .mo files are compiled from the committed .po files here when missing or stale.
+        BABEL_TRANSLATION_DIRECTORIES=str(catalogs.translation_dir(SITE / "translations")),
         JSON_SORT_KEYS=False,
     )
     app.json.ensure_ascii = False  # Chinese tokens stay readable in API answers
@@ -117,9 +79,8 @@ def create_app(test_config: dict | None = None) -> Flask:
         app.config.update(test_config)
 
     Babel(app, locale_selector=select_locale)
-    app.jinja_env.filters["num"] = num_filter
-    app.jinja_env.filters["pct"] = pct_filter
-    app.jinja_env.filters["compact"] = compact_filter
+    from views import format as formats
+    formats.init_app(app)  # num, pct, compact, prob, fmt filters; field() for live numbers
     app.jinja_env.add_extension("jinja2.ext.i18n")  # {% trans %} blocks, same catalog
 
     from views.api import bp as api_bp

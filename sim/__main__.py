@@ -9,19 +9,19 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import asdict
 
 import numpy as np
 
 from . import examples, roofline, theory, tree_budget, tree_cost
+from . import params as P
 from . import tree as trees
-from .ngram import MODEL_ORDERS, load_models
-from .speculative import DRAFTS, GAMMA_MAX, RULES, generate
-from .tree_rules import NATURAL, RULES as TREE_RULES, TOKENS_MAX as TREE_TOKENS_MAX, generate_tree
+from .ngram import load_models
+from .speculative import generate
+from .tree_rules import NATURAL, RULES as TREE_RULES, generate_tree
 from .tree_shape import BRANCH_MAX, N_MAX
 from .tree_tubes import STAR, run_tree_tubes, star, tree_tubes_context
 from .tubes import run_tubes
-
-LANGS = ("en", "zh")
 
 
 class ArgumentError(Exception):
@@ -33,30 +33,6 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message):
         raise ArgumentError(message)
-
-
-def int_in(lo: int, hi: int):
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number from {lo} to {hi}, got {text!r}")
-        if not lo <= value <= hi:
-            raise argparse.ArgumentTypeError(f"must be from {lo} to {hi}, got {value}")
-        return value
-    return parse
-
-
-def float_in(lo: float, hi: float | None):
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}")
-        if not (value >= lo and (hi is None or value <= hi)):
-            raise argparse.ArgumentTypeError(f"must be from {lo} to {hi if hi is not None else 'any'}, got {text}")
-        return value
-    return parse
 
 
 def context_ids(model, text: str | None, lang: str) -> list[int]:
@@ -98,6 +74,32 @@ def cmd_theory(args) -> dict:
     return theory.summary(args.alpha, args.gamma, args.c)
 
 
+def cmd_roofline(args) -> dict:
+    if args.gpu == "list":
+        return {"gpus": {k: asdict(g) for k, g in roofline.GPUS.items()}}
+    if args.model == "list":
+        return {"models": {k: asdict(m) for k, m in roofline.MODELS.items()}}
+    out = roofline.decode_step(args.gpu, args.model, args.batch, args.context)
+    if args.lanes is not None:
+        out["lanes"] = roofline.lanes(args.gpu, args.model, args.lanes)
+    if args.gamma is not None:
+        spec = roofline.speculative(args.gpu, args.model, args.batch, args.context, args.gamma, args.alpha, args.c)
+        out["speculative"] = spec
+        out["tokens_per_s_spec"] = spec["tokens_per_s_spec"]
+        out["speedup"] = spec["speedup"]
+        out["breakeven_batch"] = roofline.breakeven_batch(args.gpu, args.model, args.context, args.gamma,
+                                                          args.alpha, args.c)
+    return out
+
+
+# Each subcommand's options are the API's declarations (sim/params.py), with the command line's
+# larger ranges where it runs longer than a web request may.
+_TOKENS = P.TOKENS.but(hi=P.CLI_TOKENS_MAX, default=None)
+_SEED = P.SEED.but(hi=P.CLI_SEED_MAX, default=None)
+_CONTEXT = P.CONTEXT.but(help="tokens separated by spaces (default: the language's example)",
+                         max_len=P.CLI_TOKENS_MAX, default=None)
+
+
 def tree_plan(args) -> trees.Plan:
     sampling = args.sampling or ("top" if args.shape == "dynamic" or args.greedy else "wor")
     P = None
@@ -136,82 +138,100 @@ def cmd_tree_budget(args) -> dict:
 
 def add_tree_cli(sub) -> None:
     """``python -m sim tree run|tubes|budget``: one tree pass after another, tubes for trees, and
-    what a node budget buys on the roofline."""
+    what a node budget buys on the roofline. The tree's own parameters are declared here, with
+    sim/params.py's helpers, until they join its declarations."""
+    arg = P.add_argument
+    k = P.int_("k", 1, BRANCH_MAX, 2, help="children per node (EAGLE-2: its top-k; tubes: the star's)")
+    d = P.int_("d", 1, N_MAX, 3, unit="levels", help="depth limit of the tree")
+    sampling = P.choice("sampling", trees.SAMPLINGS, None,
+                        help="how the draft fills a node's children (default: wor; dynamic, greedy: top)")
+    rule = P.choice("rule", TREE_RULES, None, help="the check (default: the sampling's own exact rule)")
     tree = sub.add_parser("tree", help="token trees: a run, tubes, tokens and speed-up by node budget")
     tsub = tree.add_subparsers(dest="tree_command", required=True, parser_class=Parser)
-    shapes = dict(n=int_in(1, N_MAX), k=int_in(1, BRANCH_MAX), d=int_in(1, N_MAX))
     r = tsub.add_parser("run", help="write N tokens, a tree each pass; one pass traced in full")
     t = tsub.add_parser("tubes", help="plain sampling vs a tree pass's first token")
     b = tsub.add_parser("budget", help="tokens per pass and speed-up against the node budget")
     for p in (r, t, b):
-        p.add_argument("--lang", choices=LANGS, required=True)
-        p.add_argument("--draft", choices=DRAFTS, default="bigram")
-        p.add_argument("--k", type=shapes["k"], default={r: 2, t: STAR, b: 4}[p], help="children per node")
+        arg(p, P.LANG, required=True)
+        arg(p, P.DRAFT)
     for p in (r, t):
-        p.add_argument("--sampling", choices=trees.SAMPLINGS,
-                       default=None if p is r else "wor", help="default: wor (dynamic, greedy: top)")
-        p.add_argument("--rule", choices=TREE_RULES, help="default: the sampling's own (exact) rule")
-        p.add_argument("--seed", type=int_in(0, 2**63 - 1), required=True)
-        p.add_argument("--context", help="tokens separated by spaces (default: chosen from the data)")
-    for p in (r, b):
-        p.add_argument("--d", type=shapes["d"], default=3 if p is r else 8, help="depth limit")
-    r.add_argument("--shape", choices=trees.SHAPES, default="kary")
-    r.add_argument("--n", type=shapes["n"], default=8, help="node budget: guesses per pass")
-    r.add_argument("--greedy", action="store_true")
-    r.add_argument("--tokens", type=int_in(1, TREE_TOKENS_MAX), default=40)
-    r.add_argument("--trace", type=int_in(0, TREE_TOKENS_MAX - 1), default=0, help="the pass traced")
+        arg(p, sampling if p is r else sampling.but(default="wor"))
+        arg(p, rule)
+        arg(p, _SEED, required=True)
+        arg(p, _CONTEXT.but(help="tokens separated by spaces (default: chosen from the data)"))
+    arg(r, k)
+    arg(r, d)
+    arg(r, P.choice("shape", trees.SHAPES, "kary", help="the tree each pass (sim.tree.plan)"))
+    arg(r, P.int_("n", 1, N_MAX, 8, unit="guesses", help="node budget: guesses per pass"))
+    arg(r, P.GREEDY)
+    arg(r, P.TOKENS)
+    arg(r, P.int_("trace", 0, P.TOKENS_MAX - 1, 0, help="the pass traced in full"))
     r.set_defaults(handler=cmd_tree_run)
-    t.add_argument("--rounds", type=int_in(1, 100), default=10)
-    t.add_argument("--trials", type=int_in(1, 1000), default=20)
+    arg(t, k.but(default=STAR))
+    arg(t, P.ROUNDS.but(hi=100, default=10))
+    arg(t, P.TRIALS.but(hi=1000, default=20))
     t.set_defaults(handler=cmd_tree_tubes)
-    b.add_argument("--gpu", choices=tuple(roofline.GPUS), default="h100-sxm")
-    b.add_argument("--model", choices=tuple(roofline.MODELS), default="llama-3.1-8b")
-    b.add_argument("--batch", type=int_in(1, 1024), default=1)
-    b.add_argument("--context", type=int_in(0, roofline.CONTEXT_MAX), default=4096,
-                   help="cached tokens per stream")
-    b.add_argument("--c", type=float_in(0.0, 1.0), default=0.05, help="draft cost per level / target step")
+    arg(b, k.but(default=4))
+    arg(b, d.but(default=8))
+    arg(b, P.GPU)
+    arg(b, P.MODEL)
+    arg(b, P.BATCH.but(default=1))
+    arg(b, P.CTX.but(name="context"))
+    arg(b, P.C.but(default=0.05, help="one draft level's cost, in target runs"))
     b.set_defaults(handler=cmd_tree_budget)
 
 
 def build_parser() -> Parser:
     parser = Parser(prog="python -m sim", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    arg = P.add_argument
 
     d = sub.add_parser("dist", help="the next-token distribution of one model")
-    d.add_argument("--lang", choices=LANGS, required=True)
-    d.add_argument("--model", choices=tuple(MODEL_ORDERS), required=True)
-    d.add_argument("--context", default="", help="tokens separated by spaces")
-    d.add_argument("--top", type=int_in(1, 100000), help="only the N likeliest tokens")
+    arg(d, P.LANG, required=True)
+    arg(d, P.NGRAM, required=True)
+    arg(d, _CONTEXT.but(default=""))
+    arg(d, P.TOP.but(hi=P.CLI_TOKENS_MAX, default=None), help="only the N likeliest tokens")
     d.set_defaults(handler=cmd_dist)
 
     r = sub.add_parser("run", help="write N tokens by speculative decoding")
-    r.add_argument("--lang", choices=LANGS, required=True)
-    r.add_argument("--draft", choices=DRAFTS, default="bigram")
-    r.add_argument("--gamma", type=int_in(0, GAMMA_MAX), required=True, help="0 = the target alone")
-    r.add_argument("--greedy", action="store_true")
-    r.add_argument("--rule", choices=RULES, default="exact")
-    r.add_argument("--tokens", type=int_in(1, 1_000_000), required=True)
-    r.add_argument("--seed", type=int_in(0, 2**63 - 1), required=True)
-    r.add_argument("--context", help="tokens separated by spaces (default: the tubes' context)")
+    arg(r, P.LANG, required=True)
+    arg(r, P.DRAFT)
+    arg(r, P.GAMMA_RUN, required=True)
+    arg(r, P.GREEDY)
+    arg(r, P.RULE)
+    arg(r, _TOKENS, required=True)
+    arg(r, _SEED, required=True)
+    arg(r, _CONTEXT)
     r.set_defaults(handler=cmd_run)
 
     t = sub.add_parser("tubes", help="plain sampling vs speculative decoding's first token")
-    t.add_argument("--lang", choices=LANGS, required=True)
-    t.add_argument("--context", help="tokens separated by spaces (default: chosen from the data)")
-    t.add_argument("--draft", choices=DRAFTS, default="bigram")
-    t.add_argument("--rounds", type=int_in(1, 100000), required=True)
-    t.add_argument("--trials", type=int_in(1, 100000), default=50)
-    t.add_argument("--seed", type=int_in(0, 2**63 - 1), required=True)
-    t.add_argument("--rule", choices=RULES, default="exact")
+    arg(t, P.LANG, required=True)
+    arg(t, _CONTEXT)
+    arg(t, P.DRAFT)
+    arg(t, P.ROUNDS.but(hi=P.CLI_DRAWS_MAX, default=None), required=True)
+    arg(t, P.TRIALS.but(hi=P.CLI_DRAWS_MAX))
+    arg(t, _SEED, required=True)
+    arg(t, P.RULE)
     t.set_defaults(handler=cmd_tubes)
 
     th = sub.add_parser("theory", help="expected tokens, speed-up, best γ, break-even α")
-    th.add_argument("--alpha", type=float_in(0.0, 1.0), required=True)
-    th.add_argument("--gamma", type=int_in(1, GAMMA_MAX), required=True)
-    th.add_argument("--c", type=float_in(0.0, None), required=True, help="draft cost / target cost")
+    arg(th, P.ALPHA_GIVEN.but(default=None), required=True)
+    arg(th, P.GAMMA_ANY.but(default=None), required=True)
+    arg(th, P.LIB["c"].but(default=None), required=True)
     th.set_defaults(handler=cmd_theory)
 
-    roofline.add_cli(sub)
+    ro = sub.add_parser("roofline", help="cost of one decoding step on a GPU, plain and speculative",
+                        description="Roofline model of one decoding step (on paper). "
+                                    "Use --gpu list or --model list to see the presets.")
+    arg(ro, P.GPU.but(choices=P.GPU.choices + ("list",)))
+    arg(ro, P.MODEL.but(choices=P.MODEL.choices + ("list",)))
+    arg(ro, P.BATCH.but(hi=P.CLI_BATCH_MAX, default=1))
+    arg(ro, P.CTX.but(name="context", default=0))
+    arg(ro, P.LANES.but(default=None), help="also report n lanes sharing one read")
+    arg(ro, P.GAMMA_ANY.but(default=None), help="also report speculation with γ guesses per cycle")
+    arg(ro, P.ALPHA_GIVEN.but(default=0.8))
+    arg(ro, P.C)
+    ro.set_defaults(handler=cmd_roofline)
     add_tree_cli(sub)
     return parser
 
@@ -220,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         result = args.handler(args)
-    except (ArgumentError, ValueError) as exc:
+    except (ArgumentError, ValueError) as exc:  # P.ParamError is a ValueError
         print(f"python -m sim: error: {exc}", file=sys.stderr)
         return 2
     json.dump(result, sys.stdout, ensure_ascii=False)

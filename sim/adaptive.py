@@ -83,13 +83,14 @@ def generate_adaptive(target: NGramModel, draft: NGramModel, context: Sequence[i
     ctx = list(context)
     start = len(ctx)
     steps, overlaps = [], []
+    agreements = [] if greedy else None  # greedy α: where the arg-maxes agree (sim.speculative)
     while len(ctx) - start < n_tokens:
         step = speculative_step(target, draft, ctx[-CONTEXT_KEPT:], pol.gamma, rng, greedy=greedy, rule=rule)
-        write(step, ctx, overlaps, target, draft)
+        write(step, ctx, overlaps, target, draft, agreements)
         steps.append(step)
         pol.update(step.gamma, step.n_accepted)
     return Run(tuple(context), ctx[start:start + n_tokens], steps, overlaps,
-               max(s.gamma for s in steps))
+               max(s.gamma for s in steps), agreements)
 
 
 def pass_cost(run: Run, c: float) -> float:

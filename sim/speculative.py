@@ -11,6 +11,14 @@ refusal the target puts in a token drawn from the residual max(0, p − q) / Σ 
 rest are dropped; if every guess is kept the target's last position gives a bonus token. Greedy
 mode proposes q's arg-max and keeps a guess iff it is p's arg-max, replacing it by p's arg-max.
 
+What α is depends on the mode. Sampling keeps a guess with probability Σ min(p, q) at its position
+(Definition 3.1), so the run's α is the mean of Σ min(p, q) over the written positions. Greedy keeps
+it iff arg-max q = arg-max p, so there the chance is 1 or 0 and α is the share of written positions
+where the two arg-maxes agree. Either way the positions a pass writes are a run of kept guesses ended
+by the first refusal (or the bonus): if each position were kept independently with chance α, a pass
+would write (1 − α^(γ+1)) / (1 − α) tokens on average (Eq. 1); with Σ min(p, q) in greedy mode the
+formula undercounts (0.67 against 97 % of guesses kept on a looping greedy text).
+
 Two wrong rules are kept for teaching (inference-lab chapter 17): after a refusal, "resample-target"
 draws the replacement from p itself (over-weighting what the draft already favoured), and
 "keep-draft" keeps every guess (the text then follows q, not p).
@@ -29,7 +37,7 @@ from .ngram import NGramModel
 
 RULES = ("exact", "resample-target", "keep-draft")
 DRAFTS = ("bigram", "unigram", "trigram")
-GAMMA_MAX = 16
+from .theory import GAMMA_MAX  # noqa: E402,F401  (sim.adaptive imports it from here)
 CONTEXT_KEPT = 8  # the models read at most 2 tokens back; a trace shows a few more for the reader
 
 
@@ -69,6 +77,11 @@ class Proposal:
     def overlap(self) -> float:
         """Σ min(p, q) at this position (read by the loop's statistics and by the trace)."""
         return overlap(self.p_dist, self.q_dist)
+
+    @property
+    def agree(self) -> bool:
+        """The two arg-maxes agree: under greedy decoding, exactly when the guess is kept."""
+        return self.q_dist.argmax() == self.p_dist.argmax()
 
 
 @dataclass
@@ -129,6 +142,7 @@ class Step:
                     "r": pr.r, "accepted": pr.accepted,
                     "q_top": top_of(pr.q_dist), "p_top": top_of(pr.p_dist),
                     "overlap": pr.overlap,
+                    "greedy_check": greedy_check(pr, vocab) if self.greedy else None,
                 }
                 for pr in self.proposals
             ],
@@ -144,11 +158,19 @@ class Step:
         }
 
 
+def greedy_check(pr: Proposal, vocab: Sequence[str]) -> dict:
+    """What a greedy check compares: the draft's top token with its q beside the target's top token
+    with its p. The guess is the draft's top token; it is kept iff the two are the same token."""
+    q_top, p_top = pr.q_dist.argmax(), pr.p_dist.argmax()
+    return {"draft_top": vocab[q_top], "q": pr.q_dist[q_top],
+            "target_top": vocab[p_top], "p": pr.p_dist[p_top], "agree": bool(q_top == p_top)}
+
+
 def check_args(gamma: int, rule: str, gamma_min: int = 1) -> None:
-    if not (gamma_min <= gamma <= GAMMA_MAX):
-        raise ValueError(f"gamma must be an integer from {gamma_min} to {GAMMA_MAX}")
-    if rule not in RULES:
-        raise ValueError(f"rule must be one of {', '.join(RULES)}")
+    """The declarations' checks (sim/params.py); a ParamError is a ValueError."""
+    from sim.params import GAMMA_RUN, RULE  # here: sim.params imports this module
+    GAMMA_RUN.but(lo=gamma_min).check(gamma)
+    RULE.check(rule)
 
 
 def speculative_step(target: NGramModel, draft: NGramModel, context: Sequence[int], gamma: int,
@@ -201,6 +223,16 @@ class Run:
     steps: list[Step]
     overlaps: list[float]       # Σ min(p, q) at each written position
     gamma: int
+    # Greedy runs: whether arg-max q = arg-max p at each written position (None when sampling).
+    agreements: list[bool] | None = None
+
+    @property
+    def accept_chances(self) -> list[float]:
+        """The chance a guess is kept at each written position: Σ min(p, q) when sampling, 1 or 0
+        (the arg-maxes agree or not) under greedy decoding. α is their mean."""
+        if self.agreements is not None:
+            return [float(a) for a in self.agreements]
+        return self.overlaps
 
     def stats(self) -> dict:
         passes = len(self.steps)
@@ -209,8 +241,11 @@ class Run:
         hist = [0] * (self.gamma + 1)
         for s in self.steps:
             hist[s.n_accepted] += 1
+        chances = self.accept_chances
         return {
-            "alpha": float(np.mean(self.overlaps)) if self.overlaps else None,
+            "alpha": float(np.mean(chances)) if chances else None,
+            # What α averages: "overlap" (Σ min(p, q), sampling) or "agreement" (greedy).
+            "alpha_measure": "agreement" if self.agreements is not None else "overlap",
             "acceptance_rate": (sum(s.n_accepted for s in self.steps) / proposed) if proposed else None,
             "tokens_per_pass": written / passes if passes else None,
             "passes": passes,
@@ -229,8 +264,9 @@ class Run:
                 break
         if written < n_tokens:
             raise ValueError(f"the run wrote only {written} tokens")
+        agreements = self.agreements[:written] if self.agreements is not None else None
         return Run(self.context, self.tokens[:n_tokens], self.steps[:k], self.overlaps[:written],
-                   self.gamma)
+                   self.gamma, agreements)
 
     def to_json(self, vocab: Sequence[str], top: int = 8) -> dict:
         return {
@@ -238,6 +274,8 @@ class Run:
             "tokens": [vocab[i] for i in self.tokens],
             **self.stats(),
             "overlap": self.overlaps[:len(self.tokens)],
+            "agreement": (self.agreements[:len(self.tokens)] if self.agreements is not None
+                          else None),
             "steps": [s.to_json(vocab, top) for s in self.steps],
         }
 
@@ -254,6 +292,7 @@ def generate(target: NGramModel, draft: NGramModel, context: Sequence[int], n_to
     ctx = list(context)
     start = len(ctx)
     steps, overlaps = [], []
+    agreements = [] if greedy else None
     while len(ctx) - start < n_tokens:
         if gamma == 0:
             p = target.sparse(ctx)
@@ -261,18 +300,26 @@ def generate(target: NGramModel, draft: NGramModel, context: Sequence[int], n_to
             step = Step(tuple(ctx[-CONTEXT_KEPT:]), 0, greedy, rule, [], target, bonus=tok)
         else:
             step = speculative_step(target, draft, ctx[-CONTEXT_KEPT:], gamma, rng, greedy=greedy, rule=rule)
-        write(step, ctx, overlaps, target, draft)
+        write(step, ctx, overlaps, target, draft, agreements)
         steps.append(step)
-    return Run(tuple(context), ctx[start:start + n_tokens], steps, overlaps, gamma)
+    return Run(tuple(context), ctx[start:start + n_tokens], steps, overlaps, gamma, agreements)
 
 
-def write(step: Step, ctx: list[int], overlaps: list[float], target: NGramModel, draft: NGramModel) -> None:
-    """Append the step's tokens to ``ctx`` and Σ min(p, q) at each of their positions to ``overlaps``."""
+def write(step: Step, ctx: list[int], overlaps: list[float], target: NGramModel, draft: NGramModel,
+          agreements: list[bool] | None = None) -> None:
+    """Append the step's tokens to ``ctx`` and Σ min(p, q) at each of their positions to ``overlaps``
+    (and, given ``agreements``, whether arg-max q = arg-max p there)."""
     for i, (tok, _) in enumerate(step.written):
         if i < len(step.proposals):
-            overlaps.append(step.proposals[i].overlap)
+            pr = step.proposals[i]
+            overlaps.append(pr.overlap)
+            if agreements is not None:
+                agreements.append(pr.agree)
         else:  # the bonus position: the draft never looked there
-            overlaps.append(overlap(target.sparse(ctx), draft.sparse(ctx)))
+            p, q = target.sparse(ctx), draft.sparse(ctx)
+            overlaps.append(overlap(p, q))
+            if agreements is not None:
+                agreements.append(p.argmax() == q.argmax())
         ctx.append(tok)
 
 

@@ -21,12 +21,13 @@ GAMMA_MAX = 16
 
 
 def _check(alpha: float, gamma: int | None = None, c: float | None = None) -> None:
-    if not (0.0 <= alpha <= 1.0) or math.isnan(alpha):
-        raise ValueError("alpha must be between 0 and 1")
-    if gamma is not None and (gamma < 0 or int(gamma) != gamma):
-        raise ValueError("gamma must be a whole number ≥ 0")
-    if c is not None and (not (c >= 0.0) or math.isinf(c)):
-        raise ValueError("c must be a finite number ≥ 0")
+    """The declarations' checks (sim/params.py LIB); a ParamError is a ValueError."""
+    from sim.params import LIB  # here: sim.params imports this module for GAMMA_MAX
+    LIB["alpha"].check(alpha)
+    if gamma is not None:
+        LIB["gamma"].check(gamma)
+    if c is not None:
+        LIB["c"].check(c)
 
 
 def expected_tokens(alpha: float, gamma: int) -> float:
@@ -49,6 +50,29 @@ def best_gamma(alpha: float, c: float, gamma_max: int = GAMMA_MAX) -> tuple[int,
     _check(alpha, None, c)
     best = max(range(1, gamma_max + 1), key=lambda g: (speedup(alpha, g, c), -g))
     return best, speedup(alpha, best, c)
+
+
+def best_gamma_edge(alpha: float, c: float, gamma_max: int = GAMMA_MAX) -> dict:
+    """The best γ, saying when the answer is only the edge of the search.
+
+    {"gamma", "speedup", "edge"}: edge is None for a true maximum inside 1..gamma_max; "rising" when
+    the best is gamma_max and S(gamma_max + 1) is larger still (c = 0, or α near 1: the curve has
+    not turned, so "best γ 16" would only be where the search stopped); "plain" when no γ ≥ 1 beats
+    plain decoding (S ≤ 1, e.g. c = 1 or α ≈ 0): then gamma is 0 and speedup 1.0, and
+    "best_speculative" keeps the best γ ≥ 1 and its (losing) speed-up. S(γ) = E(γ)/(γc + 1) rises
+    then falls (a concave E over a line), so one look past the end decides "rising"."""
+    g, s = best_gamma(alpha, c, gamma_max)
+    return _edge(g, s, gamma_max, speedup(alpha, gamma_max + 1, c))
+
+
+def _edge(g: int, s: float, gamma_max: int, s_next: float) -> dict:
+    """Shared by sim.roofline.best_gamma_edge: classify the best γ of a search over 1..gamma_max."""
+    if s <= 1.0:  # a tie with plain decoding goes to plain decoding: nothing to draft
+        return {"gamma": 0, "speedup": 1.0, "edge": "plain",
+                "best_speculative": {"gamma": g, "speedup": s}}
+    if g == gamma_max and s_next > s:
+        return {"gamma": g, "speedup": s, "edge": "rising"}
+    return {"gamma": g, "speedup": s, "edge": None}
 
 
 def break_even_alpha(gamma: int, c: float) -> float | None:
@@ -90,6 +114,8 @@ def summary(alpha: float, gamma: int, c: float, gamma_max: int = GAMMA_MAX) -> d
         "expected_tokens": expected_tokens(alpha, gamma),
         "speedup": speedup(alpha, gamma, c),
         "best_gamma": best, "best_speedup": best_s,
+        # The same with the search's edges named: {"gamma", "speedup", "edge": None|"rising"|"plain"}.
+        "best": best_gamma_edge(alpha, c, gamma_max),
         "break_even_alpha": break_even_alpha(gamma, c),
         "extra_arithmetic": extra_arithmetic(alpha, gamma),
     }

@@ -7,6 +7,7 @@ collected, so a test can assert that the page stayed on its own origin and logge
 from __future__ import annotations
 
 import os
+import re
 import threading
 from urllib.parse import urlsplit
 
@@ -81,17 +82,17 @@ def guard(page, allowed_origins: set[str]) -> None:
         if msg.type == "error":
             page.console_errors.append(msg.text)
 
-    def on_route(route):
-        url = route.request.url
-        if url.startswith(("data:", "blob:", "about:")) or _origin(url) in allowed_origins:
-            route.continue_()
-        else:
-            page.foreign_requests.append(url)
-            route.abort()
+    def on_foreign(route):
+        page.foreign_requests.append(route.request.url)
+        route.abort()
 
     page.on("console", on_console)
     page.on("pageerror", lambda err: page.console_errors.append(f"pageerror: {err}"))
-    page.route("**/*", on_route)
+    # Only requests leaving the allowed origins are intercepted: Playwright matches a regular
+    # expression inside the browser, so the page's own ~45 requests never wait on a round trip
+    # to this process (a "**/*" route made each full page load ~0.3 s slower).
+    own = "|".join(re.escape(origin) + "/" for origin in sorted(allowed_origins))
+    page.route(re.compile(rf"^(?!(?:{own}|data:|blob:|about:))"), on_foreign)
 
 
 @pytest.fixture()

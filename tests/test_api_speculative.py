@@ -103,7 +103,8 @@ def test_theory_plate_numbers(client):
     # (1 − 0.631^5) / (1 − 0.631) = 2.44; best γ = 3 at 1.75× (the seed plate's numbers).
     assert th["expected_tokens"] == pytest.approx(2.44, abs=0.005)
     assert th["best_gamma"] == 3 and th["best_speedup"] == pytest.approx(1.75, abs=0.01)
-    assert th["cycle"] == {"draft": pytest.approx(0.4), "verify": 1.0, "total": pytest.approx(1.4)}
+    assert th["cycle"] == {"draft": pytest.approx(0.4), "verify": 1.0, "total": pytest.approx(1.4),
+                           "share": pytest.approx(100 * 0.4 / 1.4)}
     assert th["curve"]["gamma"] == list(range(1, 17))
     assert max(th["curve"]["speedup"]) == pytest.approx(th["best_speedup"])
 
@@ -149,3 +150,18 @@ def test_untraced_run_is_the_traced_run_without_its_passes(client):
                 "overlap", "tokens_per_pass_formula", "context"):
         assert counted[key] == traced[key], key
     assert get(client, "/api/tubes", rounds=20, trials=200).status_code == 200
+
+
+@pytest.mark.parametrize("trace", [0, 1])
+def test_greedy_run_reports_the_greedy_alpha(client, trace):
+    # Under greedy decoding α is the share of positions where the arg-maxes agree, and the
+    # formula built on it is the one the page compares with the count (issue 12).
+    r = get(client, "/api/run", greedy=1, tokens=200 if not trace else 100, gamma=4, seed=1,
+            trace=trace).get_json()
+    assert r["alpha_measure"] == "agreement"
+    assert len(r["agreement"]) == len(r["tokens"])
+    assert all(isinstance(a, bool) for a in r["agreement"])
+    assert r["alpha"] > 0.9  # the looping greedy text: almost every guess kept
+    assert r["tokens_per_pass_formula"] > 4.5
+    plain = get(client, "/api/run", greedy=0, tokens=100, gamma=4, seed=1, trace=trace).get_json()
+    assert plain["alpha_measure"] == "overlap" and plain["agreement"] is None

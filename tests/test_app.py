@@ -5,7 +5,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
 
-from views.plate import ANCHORS, SECTIONS
+from views.sections import ANCHORS, SECTIONS
 
 LANGS = ("en", "zh")
 
@@ -38,10 +38,10 @@ def test_page_has_every_section_in_order(client, lang):
     assert r.status_code == 200
     html = r.get_data(as_text=True)
     found = re.findall(r'<section id="([a-z]+)" class="plate-section" data-num="(\d+)"', html)
-    assert found == [(a, str(n)) for n, a, _t in SECTIONS]
+    assert found == [(s.anchor, str(s.num)) for s in SECTIONS]
     assert len(found) >= 13
     # Each section is the wrapper plus its partial: the partial's <h2> must be inside.
-    for _n, anchor, _t in SECTIONS:
+    for anchor in ANCHORS:
         body = html.split(f'<section id="{anchor}"', 1)[1].split("</section>", 1)[0]
         assert "<h2" in body, f"section {anchor} has no heading"
 
@@ -55,7 +55,7 @@ def test_page_frame(client, lang):
                      '<nav class="toc"', 'role="contentinfo"'):
         assert landmark in html
     # the table of contents links every section
-    for _n, anchor, _t in SECTIONS:
+    for anchor in ANCHORS:
         assert f'href="#{anchor}"' in html
     # back matter
     for bid in ("leaveout", "misconception", "faq", "sources", "data", "cite"):
@@ -100,7 +100,7 @@ def test_bad_page_params_show_defaults_and_a_notice(client):
 def test_good_page_has_no_notice(client):
     html = client.get("/en/specdec/?gamma=2&greedy=1").get_data(as_text=True)
     assert 'class="notice"' not in html
-    assert '"greedy": 1' in html
+    assert '"greedy": true' in html
 
 
 @pytest.mark.parametrize("path", ["/fr/specdec/", "/EN/specdec/", "/en/specdec/nope",
@@ -184,10 +184,15 @@ def test_section_embed_shows_the_same_numbers_as_the_page(client, anchor):
 def test_embed_dialog_links(client):
     html = client.get("/en/specdec/?gamma=3").get_data(as_text=True)
     links = re.findall(r'class="embed-link[^"]*" data-widget="embed"[^>]*href="([^"]+)"', html, re.S)
-    # one per section plus one for the whole plate, all carrying the settings
+    # one per section plus one for the whole plate; each carries γ only if its section reads it
     assert len(links) == len(SECTIONS) + 1
-    assert all("gamma=3" in l for l in links)
+    from sim.params import reads
+    for link in links:
+        anchor = re.match(r"/embed/en/specdec/(?:([a-z]+)/)?", link).group(1)
+        wants = anchor is None or any("gamma" in reads(u) for u in (s.units for s in SECTIONS if s.anchor == anchor).__next__())
+        assert ("gamma=3" in link) == wants, link
     assert "/embed/en/specdec/?gamma=3" in links
+    assert "/embed/en/specdec/onebyone/" in links  # section 1 reads no γ: a bare link
 
 
 # ---- headers --------------------------------------------------------------------------------------
@@ -271,7 +276,8 @@ def test_compact_filter_writes_counts_as_each_language_reads_them(app):
         assert Decimal(m.group(1)) * units[m.group(2)] == want, (value, zh)
         # The largest unit that fits: 1.23亿, never 12300万.
         assert Decimal(m.group(1)) < 10_000, (value, zh)
-        assert int(en.replace(",", "")) == round(value), (value, en)
+        # to the unit, half away from zero as Intl rounds
+        assert int(en.replace(",", "")) == int(Decimal(str(value)).quantize(Decimal(1), rounding=ROUND_HALF_UP)), (value, en)
 
 
 # ---- API: errors ------------------------------------------------------------------------------------
@@ -294,8 +300,9 @@ def test_api_error_message_is_localised(client):
     en = client.get("/api/dist?top=0", headers={"Accept-Language": "en"}).get_json()["error"]
     zh = client.get("/api/dist?top=0", headers={"Accept-Language": "zh"}).get_json()["error"]
     assert en["param"] == zh["param"] == "top"
-    assert en["allowed"] == "integer 1..100"
-    assert "1..100" in zh["allowed"]
+    assert en["allowed"] == "an integer from 1 to 100"
+    assert zh["allowed"] == "1 到 100 之间的整数"
+    assert en["message"] == "top must be an integer from 1 to 100; 0 is out of range."
     # the Chinese message is translated (contains CJK characters), the English one is not
     assert any("\u4e00" <= ch <= "\u9fff" for ch in zh["message"] + zh["allowed"])
     assert not any("\u4e00" <= ch <= "\u9fff" for ch in en["message"])

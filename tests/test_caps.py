@@ -18,8 +18,11 @@ CAPS = {"tokens": 200, "rounds": 20, "trials": 200, "gamma": 16}
 
 
 def test_caps_are_the_agreed_ones():
-    assert (spec_api.MAX_TOKENS, spec_api.MAX_ROUNDS, spec_api.MAX_TRIALS, spec_api.MAX_GAMMA) == \
+    from sim import params as P
+    assert (P.TOKENS_MAX, P.ROUNDS_MAX, P.TRIALS_MAX, P.GAMMA_MAX) == \
         (CAPS["tokens"], CAPS["rounds"], CAPS["trials"], CAPS["gamma"])
+    assert (P.API_RUN["tokens"].hi, P.API_TUBES["rounds"].hi, P.API_TUBES["trials"].hi,
+            P.API_RUN["gamma"].hi) == tuple(CAPS.values())
 
 
 @pytest.mark.parametrize("path,param", [
@@ -131,12 +134,14 @@ def test_tokens_and_gamma_are_capped_jointly(client):
     r = client.get("/api/run?tokens=106&gamma=16&trace=0")
     assert r.status_code == 400
     err = r.get_json()["error"]
-    assert err["param"] == "tokens" and err["allowed"] == "integer 1..105 when gamma is 16"
+    assert err["param"] == "tokens" and err["allowed"] == "an integer from 1 to 105"
+    assert err["message"] == "tokens must be an integer from 1 to 105 when γ is 16; 106 is out of range."
     # Traced: 900 positions, so 100 tokens at γ = 8 (900 // 9) and 52 at γ = 16 (900 // 17).
     assert client.get("/api/run?tokens=100&gamma=8").status_code == 200
     r = client.get("/api/run?tokens=101&gamma=8")
     assert r.status_code == 400
-    assert r.get_json()["error"]["allowed"] == "integer 1..100 when gamma is 8 and trace is 1"
+    assert r.get_json()["error"]["allowed"] == "an integer from 1 to 100"
+    assert "every pass is traced" in r.get_json()["error"]["message"]
     assert client.get("/api/run?tokens=53&gamma=16").status_code == 400
 
 

@@ -158,13 +158,19 @@ def test_embeds_take_the_depth(client, depth):
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_depth_texts_survive_missing_numbers(app, lang):
-    # If a sections module fails, the plate view leaves its numbers out of `d`; the question,
-    # the options and the notes must still render (only the live-number sentences drop out).
-    from flask import render_template_string
-    with app.test_request_context(f"/{lang}/specdec/"):
-        for anchor in ANCHORS:
-            html = render_template_string('{% include "plate/depths/_slot.html" %}',
-                                          anchor=anchor, d={}, state={"depth": "story"}, lang=lang)
-            assert 'class="predict__q"' in html and "predict__reveal" in html, anchor
-            assert text(note(html, "story").group(3)), anchor
+def test_depth_texts_survive_missing_numbers(app, lang, monkeypatch):
+    # If a section's numbers fail, the section says so, and its story and question still render
+    # (only what needs the numbers drops out).
+    from views import sections
+
+    def broken(*_a):
+        raise RuntimeError("boom")
+
+    for unit in sections.UNITS:
+        monkeypatch.setitem(sections.ANSWERS, unit, broken)
+    client = app.test_client()
+    for anchor in ANCHORS:
+        html = client.get(f"/embed/{lang}/specdec/{anchor}/?depth=story").get_data(as_text=True)
+        assert 'class="predict__q"' in html, anchor
+        assert text(note(html, "story").group(3)), anchor
+        assert sections.BY_ANCHOR[anchor].units == () or 'class="unavailable"' in html, anchor

@@ -15,26 +15,20 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from views.api import dist, lab, roofline, speculative
-from views.params import Param
+from sim import params as P
+from sim.params import Param
+from views.sections import UNITS
 
-# Route -> its parameter table. Adding an /api/ route without adding it here fails
+# Route -> its parameter table, from the declarations: every GET route of the API and the page's
+# /api/section/<unit> for every unit. An /api/ route missing here fails
 # test_every_api_route_is_fuzzed, so no route escapes.
 SPECS: dict[str, dict[str, Param]] = {
-    "/api/dist": dist.DIST_SPEC,
-    "/api/run": speculative.RUN_SPEC,
-    "/api/tubes": speculative.TUBES_SPEC,
-    "/api/theory": speculative.THEORY_SPEC,
-    "/api/roofline": roofline.SPEC,
-    "/api/lab/run": lab.RUN_SPEC,
-    "/api/lab/drafts": lab.DRAFTS_SPEC,
-    "/api/lab/compare": lab.COMPARE_SPEC,
-    "/api/lab/tubes": lab.TUBES_SPEC,
-    "/api/lab/breakeven": lab.MAP_SPEC,
+    **P.ROUTES,
+    **{f"/api/section/{u}": P.section_spec(u) for u in UNITS},
 }
 # Routes that take a body (POST), fuzzed with random bodies: route -> query table.
 POST_SPECS: dict[str, dict[str, Param]] = {
-    "/api/lab/text": lab.UPLOAD_SPEC,
+    "/api/lab/text": P.API_LAB_TEXT,
 }
 
 # Few hundred per route keeps the whole file to tens of seconds even though a valid /api/run
@@ -165,7 +159,9 @@ def test_api_answers_other_methods_with_json(client, route):
 
 def test_every_api_route_is_fuzzed(app):
     rules = {r.rule for r in app.url_map.iter_rules() if r.rule.startswith("/api/")}
-    assert rules == set(SPECS) | set(POST_SPECS), "add the new route's parameter table to SPECS"
+    sections = {f"/api/section/{u}" for u in UNITS}
+    assert rules == (set(SPECS) - sections) | {"/api/section/<unit>"} | set(POST_SPECS), \
+        "add the new route's parameter table to sim.params.ROUTES"
 
 
 @pytest.mark.parametrize("route", sorted(POST_SPECS))
@@ -188,8 +184,8 @@ def test_api_survives_random_bodies(client, route, data):
 QUERIES_POST = {route: query_pairs(spec) for route, spec in POST_SPECS.items()}
 
 
-from views.plate import STATE_SPEC  # noqa: E402
-_STATE_QUERY = query_pairs(STATE_SPEC)
+
+_STATE_QUERY = query_pairs(P.PAGE)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))

@@ -146,8 +146,8 @@ def test_render_cache_serves_the_second_request_without_rendering(cached_app, mo
     import views.plate as plate
     c = cached_app.test_client()
     calls = []
-    real = plate.section_data
-    monkeypatch.setattr(plate, "section_data", lambda *a: calls.append(a) or real(*a))
+    real = plate.answers
+    monkeypatch.setattr(plate, "answers", lambda *a: calls.append(a) or real(*a))
     url = "/embed/en/specdec/draft/?seed=12345"
     a = c.get(url)
     b = c.get(url)

@@ -1,18 +1,20 @@
-"""Tests for views/params.py: every kind of Param, good and bad values, parse and parse_lenient."""
+"""Tests for sim/params.py: every kind of Param, good and bad values, parse and parse_lenient,
+the page's declarations and what each section reads."""
 import math
 
 import pytest
 from hypothesis import given, strategies as st
 from werkzeug.datastructures import MultiDict
 
-from views.params import Param, ParamError, parse, parse_lenient
+from sim import params as P
+from sim.params import ParamError, parse, parse_lenient
 
 SPEC = {
-    "gamma": Param.int(0, 16, default=4),
-    "alpha": Param.float(0.0, 1.0, default=0.6),
-    "draft": Param.choice(("bigram", "unigram", "trigram"), default="bigram"),
-    "greedy": Param.bool(default=False),
-    "context": Param.text(max_len=200, default=", when"),
+    "gamma": P.int_("gamma", 0, 16, 4),
+    "alpha": P.float_("alpha", 0.0, 1.0, 0.6),
+    "draft": P.choice("draft", ("bigram", "unigram", "trigram"), "bigram"),
+    "greedy": P.bool_("greedy"),
+    "context": P.text("context", 200, ", when"),
 }
 
 
@@ -52,8 +54,8 @@ def test_bad_values_name_the_param(name, raw):
 
 
 def test_allowed_texts():
-    assert SPEC["gamma"].allowed() == "integer 0..16"
-    assert SPEC["alpha"].allowed() == "number 0..1"
+    assert SPEC["gamma"].allowed() == "an integer from 0 to 16"
+    assert SPEC["alpha"].allowed() == "a number from 0 to 1"
     assert SPEC["draft"].allowed() == "one of bigram, unigram, trigram"
     assert "200" in SPEC["context"].allowed()
 
@@ -113,3 +115,55 @@ def test_any_text_either_parses_or_raises_param_error(s):
         parse({"context": s, "gamma": s, "alpha": s, "draft": s, "greedy": s}, SPEC)
     except ParamError:
         pass
+
+
+def test_messages_name_the_parameter_and_its_range():
+    # issue 14: an out-of-range seed said only "99999999999 is out of range".
+    with pytest.raises(ParamError) as ei:
+        P.SEED.parse("99999999999")
+    assert ei.value.message == "seed must be an integer from 0 to 2147483647; 99999999999 is out of range."
+    assert ei.value.allowed == "an integer from 0 to 2147483647"
+
+
+def test_gettext_translates_message_and_range():
+    zh = {"an integer from %(lo)s to %(hi)s": "%(lo)s 到 %(hi)s 之间的整数",
+          "%(name)s must be %(allowed)s; %(value)s is out of range.": "%(name)s 应为%(allowed)s；%(value)s 超出了范围。"}
+    with pytest.raises(ParamError) as ei:
+        P.GAMMA.parse("9", zh.get)
+    assert ei.value.allowed == "1 到 8 之间的整数"
+    assert ei.value.message == "gamma 应为1 到 8 之间的整数；9 超出了范围。"
+
+
+def test_check_is_the_library_form_of_parse():
+    assert P.LIB["batch"].check(65536.0) == 65536 and isinstance(P.LIB["batch"].check(64.0), int)
+    for bad in (0, 1.5, True, float("nan"), "64"):
+        with pytest.raises(ParamError):
+            P.LIB["batch"].check(bad)
+    assert P.LIB["batch"].allowed() == "an integer of at least 1"
+    with pytest.raises(ValueError):   # ParamError is a ValueError: callers catching that still do
+        P.LIB["alpha"].check(1.5)
+
+
+def test_each_page_parameter_is_declared_once_with_a_default_that_passes():
+    for name, p in P.PAGE.items():
+        assert p.name == name
+        if p.default is not None:
+            assert p.check(p.default) == p.default
+        if p.stops:
+            assert list(p.stops) == sorted(p.stops) and p.stops[0] == p.lo and p.stops[-1] == p.hi
+
+
+def test_reads_follow_the_declaration():
+    # hand-derived from the sections list in sim/params.py
+    assert P.reads("tape") == ("gamma", "draft", "greedy", "seed")
+    assert P.reads("exact") == ("rule", "tdraft", "rounds", "seed")
+    assert P.reads("lab.map") == ("gamma", "c")
+    assert set(P.reads("lab")) == {"gamma", "seed", "c", "text", "tlang", "ldraft", "adapt"}
+    # Only section 6 reads the rule: the wrong rules never reach another section.
+    assert P.RULE.sections == ("exact",)
+
+
+def test_query_keeps_only_what_differs_from_the_defaults():
+    values = {n: p.default for n, p in P.PAGE.items()} | {"gamma": 6, "greedy": True, "c": 0.25}
+    assert P.query(values, P.PAGE) == {"gamma": "6", "greedy": "1", "c": "0.25"}
+    assert P.query(values, P.PAGE, P.reads("onebyone")) == {}

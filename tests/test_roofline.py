@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from sim import roofline as r
+from sim.params import CTX_MAX
 
 H100 = r.GPUS["h100-sxm"]
 L8B = r.MODELS["llama-3.1-8b"]
@@ -312,81 +313,144 @@ def test_bad_input_names_the_parameter(call, name):
         call()
 
 
-# --- command line ----------------------------------------------------------
-
-def _handler(argv):
-    parser = argparse.ArgumentParser()
-    sub = parser.add_subparsers()
-    r.add_cli(sub)
-    args = parser.parse_args(["roofline", *argv])
-    return args.handler(args)
-
-
-def test_cli_handler_plain_and_speculative():
-    out = _handler(["--gpu", "h100-sxm", "--model", "llama-3.1-8b",
-                    "--batch", "64", "--context", "4096"])
-    for key in ("ms_per_step", "tokens_per_s", "arithmetic_busy", "bytes_per_step",
-                "kv_bytes_per_token", "ridge_ops_per_byte"):
-        assert key in out
-    assert round(out["tokens_per_s"], -1) == 4250
-    assert "speedup" not in out
-    out = _handler(["--gamma", "4", "--alpha", "0.8", "--c", "0.1"])
-    assert out["speedup"] == pytest.approx(3.3616 / 1.4)
-    assert out["tokens_per_s_spec"] == out["speculative"]["tokens_per_s_spec"]
-    json.dumps(out)   # the whole object must be JSON-serialisable
-
-
-def test_cli_handler_lists():
-    assert set(_handler(["--gpu", "list"])["gpus"]) == set(r.GPUS)
-    assert set(_handler(["--model", "list"])["models"]) == set(r.MODELS)
-
-
-@pytest.mark.parametrize("argv, name", [
-    (["--gpu", "tpu"], "gpu"), (["--model", "x"], "model"),
-    (["--batch", "0"], "batch"), (["--batch", "abc"], "batch"),
-    (["--batch", str(r.BATCH_MAX + 1)], "batch"),
-    (["--context", str(r.CONTEXT_MAX + 1)], "context"),
-    (["--gamma", "17"], "gamma"), (["--gamma", "4", "--alpha", "2"], "alpha"),
-    (["--gamma", "4", "--c", "x"], "c"), (["--lanes", "0"], "lanes"),
-])
-def test_cli_handler_rejects_bad_input(argv, name):
-    with pytest.raises(ValueError, match=rf"^{name} must be") as e:
-        _handler(argv)
-    assert "\n" not in str(e.value)
-
-
-_HAS_MAIN = (REPO / "sim" / "__main__.py").exists()
-
-
-def _run(*argv):
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    return subprocess.run([sys.executable, "-m", "sim", "roofline", *argv], cwd=REPO,
-                          env=env, capture_output=True, text=True, timeout=60)
-
-
-@pytest.mark.skipif(not _HAS_MAIN, reason="sim/__main__.py (the lead's) not there yet")
-def test_cli_subprocess():
-    p = _run("--gpu", "h100-sxm", "--model", "llama-3.1-8b", "--batch", "1",
-             "--context", "0", "--gamma", "2", "--alpha", "0.6", "--c", "0")
-    assert p.returncode == 0, p.stderr
-    out = json.loads(p.stdout)
-    assert round(out["tokens_per_s"]) == 209
-    assert round(100 * (out["speedup"] - 1)) == 96
-    p = _run("--gpu", "list")
-    assert p.returncode == 0 and "h100-sxm" in json.loads(p.stdout)["gpus"]
-
-
-@pytest.mark.skipif(not _HAS_MAIN, reason="sim/__main__.py (the lead's) not there yet")
-@pytest.mark.parametrize("argv", [["--gpu", "nope"], ["--batch", "-3"], ["--gamma", "99"]])
-def test_cli_subprocess_errors(argv):
-    p = _run(*argv)
-    assert p.returncode == 2
-    assert len(p.stderr.strip().splitlines()) == 1
-    assert "Traceback" not in p.stderr
-
-
 def test_expected_tokens_agrees_with_closed_form():
     # (1 - a^(g+1)) / (1 - a), the paper's form, for a grid away from a = 1.
     for a in (0.0, 0.1, 0.5, 0.6, 0.9, 0.99):
         for g in range(0, 9):
             assert r.expected_tokens(a, g) == pytest.approx((1 - a ** (g + 1)) / (1 - a))
+
+
+def test_best_gamma_edge_on_the_gpu():
+    # One stream, no cache, c = 0: every extra guess is free, so the speed-up still rises at 16.
+    b = r.best_gamma_edge(H100, L8B, 1, 0, alpha=0.8, c=0.0)
+    assert b["gamma"] == 16 and b["edge"] == "rising"
+    # The interior optimum of test_best_gamma (γ = 6 at α 0.8, c 0.1) has no edge.
+    b = r.best_gamma_edge(H100, L8B, 1, 0, alpha=0.8, c=0.1)
+    assert (b["gamma"], b["edge"]) == (6, None)
+    # 1,024 streams without cache: every γ loses (best_gamma gave a speed-up < 1): plain decoding.
+    b = r.best_gamma_edge(H100, L8B, 1024, 0, alpha=0.8, c=0.1)
+    assert b["gamma"] == 0 and b["edge"] == "plain" and b["best_speculative"]["speedup"] < 1
+
+
+# --- memory capacity (issue 12) ------------------------------------------------------
+
+def test_every_gpu_has_its_memory_with_its_source():
+    # Datasheet figures, read as decimal GB (sim.roofline.MEMORY_UNIT).
+    expected_gb = {"h100-sxm": 80, "a100-sxm-80gb": 80, "h200": 141, "b200": 180, "mi300x": 192}
+    assert set(expected_gb) == set(r.GPUS)
+    for key, gb in expected_gb.items():
+        g = r.GPUS[key]
+        assert g.memory == gb * 1e9
+        assert f"{gb}GB" in g.source.replace(" GB", "GB")   # the source names the figure used
+    assert "10^9" in r.MEMORY_UNIT
+
+
+def test_70b_does_not_fit_one_h100():
+    # 70,553,706,496 params x 2 B = 141.1 GB > 80 GB: it needs 2 GPUs (141.1 / 80 = 1.76).
+    f = r.fits(H100, "llama-3.1-70b")
+    assert not f["fits"] and f["need_bytes"] == 141_107_412_992
+    assert r.decode_step(H100, "llama-3.1-70b")["fits"] is False
+    assert r.gpus_needed(H100, "llama-3.1-70b") == 2 and r.tp_degree(H100, "llama-3.1-70b") == 2
+    # Split over two, both halves fit and the step takes half the time (bandwidths add up).
+    two = r.decode_step(H100, "llama-3.1-70b", gpus=2)
+    assert two["fits"] and two["ms_per_step"] == pytest.approx(
+        r.decode_step(H100, "llama-3.1-70b")["ms_per_step"] / 2)
+    # One H200 (141 GB) holds 141.0 GB of room against 141.1 GB: still two.
+    assert r.gpus_needed("h200", "llama-3.1-70b") == 2
+    # An MI300X (192 GB) holds it alone, with 50.9 GB left for caches.
+    assert r.fits("mi300x", "llama-3.1-70b")["fits"]
+    assert "evenly" in r.TENSOR_PARALLEL_ASSUMES and "communication" in r.TENSOR_PARALLEL_ASSUMES
+
+
+def test_max_batch_at_4096_tokens_is_119_streams_of_the_8b_on_an_h100():
+    # (80e9 − 16,060,522,496) / (131,072 × 4,096) = 63,939,477,504 / 536,870,912 = 119.1
+    assert r.max_batch(H100, L8B, 4096) == 119
+    assert r.fits(H100, L8B, 119, 4096)["fits"] and not r.fits(H100, L8B, 120, 4096)["fits"]
+    # The seed plate's 1,024 streams of 4,096 tokens need 16.06 + 549.8 GB: 8 GPUs.
+    assert r.gpus_needed(H100, L8B, 1024, 4096) == 8
+    # No cache: memory sets no limit in this model.
+    assert r.max_batch(H100, L8B, 0) is None
+    # The 70B's weights alone do not fit one H100: not one stream.
+    assert r.max_batch(H100, "llama-3.1-70b", 4096) == 0
+    assert r.max_batch(H100, "llama-3.1-70b", 4096, gpus=2) == (160e9 - 141_107_412_992) // (327_680 * 4096)
+
+
+def test_max_context_at_a_batch():
+    # 64 streams: 63,939,477,504 / (64 × 131,072) = 7,622.0 tokens each.
+    assert r.max_context(H100, L8B, 64) == 7622
+    assert r.fits(H100, L8B, 64, 7622)["fits"] and not r.fits(H100, L8B, 64, 7623)["fits"]
+    # One stream holds 487,819 tokens of cache: more than Llama 3.1's 131,072-token window.
+    assert r.max_context(H100, L8B, 1) == 487_819 > CTX_MAX
+    assert r.max_context(H100, "llama-3.1-70b", 1) is None
+
+
+def test_tensor_parallel_degree_divides_the_kv_heads():
+    # 1,024 × 131,072 tokens × 131,072 B = 17,592 GB of cache: 221 H100s, far past 8 KV heads.
+    assert r.gpus_needed(H100, L8B, 1024, 131072) == 221
+    assert r.tp_degree(H100, L8B, 1024, 131072) is None
+    # 3 GPUs' worth becomes a split over 4.
+    need3 = (r.weight_bytes(L8B) + 2 * 80e9) // (4096 * r.kv_bytes_per_token(L8B))
+    assert r.gpus_needed(H100, L8B, int(need3), 4096) == 3 and r.tp_degree(H100, L8B, int(need3), 4096) == 4
+
+
+def test_batch_curve_rows_say_where_streams_stop_fitting():
+    rows = r.batch_curve(H100, L8B, 4096, [64, 96, 119, 120, 128, 1024], gamma=4, alpha=0.6, c=0.1)
+    assert [row["fits"] for row in rows] == [True, True, True, False, False, False]
+
+
+# --- engine efficiency ----------------------------------------------------------------
+
+def test_efficiency_is_off_by_default_and_scales_speed_not_speedups():
+    base = r.decode_step(H100, L8B)
+    assert base["efficiency"] == 1.0 and round(base["tokens_per_s"]) == 209
+    slow = r.decode_step(H100, L8B, efficiency=0.759)
+    assert slow["tokens_per_s"] == pytest.approx(0.759 * base["tokens_per_s"])
+    assert slow["arithmetic_busy"] == base["arithmetic_busy"]   # a share of the roofline step
+    a = r.speculative(H100, L8B, 64, 4096, 4, 0.6, 0.1)
+    b = r.speculative(H100, L8B, 64, 4096, 4, 0.6, 0.1, efficiency=0.5)
+    assert b["speedup"] == pytest.approx(a["speedup"])
+    assert b["tokens_per_s_spec"] == pytest.approx(a["tokens_per_s_spec"] / 2)
+    for bad in (0, -0.1, 1.5, float("nan")):
+        with pytest.raises(ValueError, match="^efficiency must be"):
+            r.decode_step(H100, L8B, efficiency=bad)
+
+
+# --- the embedding row ---------------------------------------------------------------------
+
+def test_a_decode_step_reads_one_row_of_the_input_embedding():
+    e = r.embedding_row(H100, L8B)
+    # 128,256 × 4,096 × 2 B = 1,050,673,152 B = 1.05 GB; one row (8,192 B) is read.
+    assert e["embedding_bytes"] == 1_050_673_152
+    assert e["unread_bytes"] == 1_050_673_152 - 8192
+    # 16,060,522,496 − 1,050,664,960 = 15,009,857,536 B = 15.0 GB; / 3.35e12 = 4.4806 ms; 223.2/s
+    assert e["bytes_read"] == 15_009_857_536
+    assert round(e["bytes_read"] / 1e9, 1) == 15.0
+    assert round(e["ms_per_token"], 2) == 4.48 and round(e["tokens_per_s"]) == 223
+    assert round(e["tokens_per_s_simple"]) == 209   # the plate keeps the simple count
+    # Tied embeddings (Llama 3.2 1B): the output head reads the whole table anyway.
+    t = r.embedding_row(H100, "llama-3.2-1b")
+    assert t["unread_bytes"] == 0 and t["bytes_read"] == r.weight_bytes("llama-3.2-1b")
+
+
+def test_vocab_and_width_agree_with_the_parameter_count():
+    for key, shape in [("llama-3.1-8b", (128256, 4096, False)), ("llama-3.1-70b", (128256, 8192, False)),
+                       ("llama-3.2-1b", (128256, 2048, True))]:
+        m = r.MODELS[key]
+        assert (m.vocab, m.hidden, m.tied) == shape
+
+
+# --- section 11: the step time over lanes ------------------------------------------------------
+
+def test_lanes_step_time_is_flat_until_the_ridge_then_rises():
+    flat = r.lanes(H100, L8B, 1)["ms_per_step"]
+    # 16.06e9 / 3.35e12 = 4.794 ms for 1 and for 295 lanes (295 < 295.37).
+    for n in (1, 9, 100, 295):
+        ln = r.lanes(H100, L8B, n)
+        assert ln["ms_per_step"] == pytest.approx(flat) and ln["step_ratio"] == pytest.approx(1.0)
+        assert not ln["past_ridge"] and ln["arithmetic_busy"] < 1.0
+    # Past it the arithmetic sets the time: 512 lanes = 2 × 8.03e9 × 512 / 989.5e12 = 8.310 ms.
+    ln = r.lanes(H100, L8B, 512)
+    assert ln["past_ridge"] and ln["arithmetic_busy"] == 1.0 and ln["idle"] == 0.0
+    assert ln["ms_per_step"] == pytest.approx(2 * 8_030_261_248 * 512 / 989.5e12 * 1e3)
+    assert ln["step_ratio"] == pytest.approx(512 / 295.3731, rel=1e-4)
+    assert ln["ms_flat"] == pytest.approx(flat)

@@ -44,3 +44,37 @@ def test_leviathans_extra_arithmetic():
 def test_bad_alpha_is_refused(alpha):
     with pytest.raises(ValueError, match="alpha"):
         theory.expected_tokens(alpha, 3)
+
+
+# --- the best γ at the edges of the search ------------------------------------------------------------
+
+def test_best_gamma_inside_the_search_has_no_edge():
+    # (1 − 0.631^4) / 0.369 / 1.3 = 0.84147 / 0.369 / 1.3 = 1.7542 at γ = 3; γ = 4 gives 2.4383 / 1.4 = 1.7421.
+    assert theory.best_gamma_edge(0.631, 0.1) == {"gamma": 3, "speedup": pytest.approx(1.7542, abs=1e-4),
+                                                  "edge": None}
+
+
+@pytest.mark.parametrize("alpha, c", [(0.6, 0.0), (0.99, 0.1), (1.0, 0.5)])
+def test_still_rising_at_the_end_of_the_search(alpha, c):
+    # c = 0: S = E(γ), which grows with every γ. α = 0.99, c = 0.1: S(16) = 15.71/2.6 = 6.04 and
+    # S(17) = 16.54/2.7 = 6.13. α = 1: S = (γ + 1)/(γc + 1), rising while c < 1.
+    b = theory.best_gamma_edge(alpha, c)
+    assert b["gamma"] == 16 and b["edge"] == "rising"
+    assert theory.speedup(alpha, 17, c) > b["speedup"] == pytest.approx(theory.speedup(alpha, 16, c))
+    # A shorter search says so at its own end.
+    assert theory.best_gamma_edge(alpha, c, gamma_max=8)["edge"] == "rising"
+
+
+@pytest.mark.parametrize("alpha, c", [(0.6, 1.0), (0.02, 0.1), (0.0, 0.1), (1.0, 1.0)])
+def test_plain_decoding_when_no_gamma_pays(alpha, c):
+    # c = 1, α < 1: S(γ) = E(γ)/(γ + 1) < 1 for every γ (S(1) = 1.6/2 = 0.8 at α = 0.6).
+    # α = 0.02, c = 0.1: S(1) = 1.02/1.1 = 0.93. α = 1, c = 1: S = 1 exactly: a tie goes to plain.
+    b = theory.best_gamma_edge(alpha, c)
+    assert b["gamma"] == 0 and b["edge"] == "plain" and b["speedup"] == 1.0
+    assert b["best_speculative"]["speedup"] <= 1.0
+    assert b["best_speculative"]["gamma"] == theory.best_gamma(alpha, c)[0]
+
+
+def test_summary_carries_the_edge():
+    assert theory.summary(0.6, 4, 1.0)["best"]["edge"] == "plain"
+    assert theory.summary(0.6, 4, 0.0)["best"]["edge"] == "rising"

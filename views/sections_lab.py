@@ -14,20 +14,11 @@ import numpy as np
 from flask_babel import gettext as _
 
 from sim import usertext
-from views.params import Param
-
-LANGS = ("en", "zh")
-DRAFTS = ("bigram", "unigram", "trigram", "lookup")
-ADAPT = ("off", "hf", "cost")
-GAMMA_MAX = 8          # as the page's γ control (views.plate.STATE_SPEC)
-RUN_TOKENS = 100       # tokens the lab writes per run (the API allows up to MAX_TOKENS)
-MAX_TOKENS = 200
+from sim.params import ADAPT, LANGS, PAGE_GAMMA_MAX as GAMMA_MAX, LAB_DRAFTS as DRAFTS  # noqa: F401
+from sim.params import LAB_COMPARE_TOKENS as COMPARE_TOKENS, LAB_RUN_TOKENS as RUN_TOKENS
 # Caps on the work of one request (views/api/lab.py), in target positions, tokens × (γ+1), per
 # run: the drafts' table makes four runs, the comparison nine (γ = 1..8 and the policy's).
 DRAFTS_MAX_POSITIONS = 900   # 100 tokens at γ = 8
-# The comparison makes nine runs (Σ (γ+1) = 44 positions a token for γ = 1..8, and the policy's),
-# so it writes fewer tokens than the run above, and says so.
-COMPARE_TOKENS = 60
 HISTORY_TOKENS = 400   # how much of the reader's text the lookup may copy from (the run's prompt)
 TUBES_TRIALS = 200     # first tokens drawn per tube
 TUBES_SHOWN = 8        # tokens with their own bar
@@ -35,16 +26,6 @@ LOOKUP_C = 0.0         # a lookup in the text costs next to nothing next to a mo
 # The break-even map's grid: γ = 1..16 across, c = 0, 0.05, …, 1 up.
 MAP_GAMMAS = tuple(range(1, 17))
 MAP_CS = tuple(round(i * 0.05, 2) for i in range(21))
-
-# The lab's controls in the URL state (merged into views.plate.STATE_SPEC); γ, seed and c are the
-# page's shared ones.
-STATE_SPEC = {
-    "text": Param.text(max_len=64, default=""),           # sha256 of the reader's own text
-    "tlang": Param.choice(("auto", "en", "zh"), default="auto"),
-    "ldraft": Param.choice(DRAFTS, default="bigram"),
-    "adapt": Param.choice(ADAPT, default="off"),
-}
-
 
 class UnknownText(LookupError):
     """The hash is not (or no longer) in this process's cache: the browser must send the text."""
@@ -272,32 +253,52 @@ def clear_caches() -> None:
         f.cache_clear()
 
 
-# ---- the page ---------------------------------------------------------------------------------
+# ---- one answer per part of the section (the page, and /api/section/lab.<part>) -------------------
 
-def data(lang: str, state: dict) -> dict:
-    """Numbers for the server-rendered lab: the text of the URL if this process still has it,
-    else the book (and a flag so the template can say the text must be sent again)."""
-    lang = lang if lang in LANGS else "en"
-    tlang = state.get("tlang", "auto")
-    tlang = lang if tlang == "auto" else tlang
-    text = state.get("text", "") or ""
-    missing = False
+def _source_of(v: dict, lang: str) -> tuple[str, str, bool]:
+    """(language of the source, text hash or "" for the book, whether a text was asked for that this
+    process no longer has: then the book stands in and the page sends the text again)."""
+    tlang = lang if v["tlang"] == "auto" else v["tlang"]
+    text = v["text"] or ""
     if text and usertext.lookup(text, tlang) is None:
-        text, missing = "", True
-    src_lang = tlang if text else lang
-    gamma = int(state.get("gamma", 4))
-    c = float(state.get("c", 0.1))
-    seed = int(state.get("seed", 1))
-    draft = state.get("ldraft", "bigram")
-    adapt = state.get("adapt", "off")
-    lab = {**lab_json(src_lang, text, draft, gamma, adapt, seed, c),
-           **drafts_json(src_lang, text, gamma, seed, c)}
-    if adapt != "off" and draft != "lookup":
-        lab["compare"] = compare_json(src_lang, text, draft, gamma, adapt, seed, c)
-    return {"lab": {
-        **lab, "tlang": tlang, "text_missing": missing,
-        "tubes": tubes_json(src_lang, text, seed),
-        "map": breakeven_json(gamma, c),
-        "draft_names": DRAFTS,
-        "compare_tokens": COMPARE_TOKENS,
-    }}
+        return lang, "", True
+    return (tlang if text else lang), text, False
+
+
+def run(lang: str, v: dict) -> dict:
+    src_lang, text, missing = _source_of(v, lang)
+    out = lab_json(src_lang, text, v["ldraft"], v["gamma"], v["adapt"], v["seed"], v["c"])
+    g = out["gammas"]
+    return {**out, "tlang": v["tlang"], "text_missing": missing,
+            "adapt_ignored": v["ldraft"] == "lookup" and v["adapt"] != "off",
+            "gammas_text": " ".join(map(str, g[:40])) + (" …" if len(g) > 40 else "")}
+
+
+def drafts(lang: str, v: dict) -> dict:
+    src_lang, text, missing = _source_of(v, lang)
+    return {**drafts_json(src_lang, text, v["gamma"], v["seed"], v["c"]), "text_missing": missing}
+
+
+def compare(lang: str, v: dict) -> dict:
+    """The adaptive policy against every fixed γ; nothing to compare for a fixed γ or the lookup."""
+    if v["adapt"] == "off" or v["ldraft"] == "lookup":
+        return {"compare": None, "tokens": COMPARE_TOKENS}
+    src_lang, text, missing = _source_of(v, lang)
+    return {"compare": compare_json(src_lang, text, v["ldraft"], v["gamma"], v["adapt"], v["seed"], v["c"]),
+            "tokens": COMPARE_TOKENS, "text_missing": missing}
+
+
+def tubes(lang: str, v: dict) -> dict:
+    src_lang, text, missing = _source_of(v, lang)
+    tb = tubes_json(src_lang, text, v["seed"])
+    # Words are joined by spaces, characters (a Chinese text) are not.
+    joiner = " " if any(len(t) > 1 for t in tb["context"]) else ""
+    return {**tb, "context_text": joiner.join(tb["context"]), "text_missing": missing}
+
+
+def breakeven(lang: str, v: dict) -> dict:
+    return breakeven_json(v["gamma"], v["c"])
+
+
+ANSWERS = {"lab.run": run, "lab.drafts": drafts, "lab.compare": compare, "lab.tubes": tubes,
+           "lab.map": breakeven}

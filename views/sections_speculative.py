@@ -1,20 +1,19 @@
-"""Server-side numbers for the speculative sections (3 draft … 8 speedup).
+"""The numbers of the speculative sections (3 draft … 8 speedup, and 13 the bench).
 
-`data(lang, state)` fills the template context so the page reads without scripts;
-the JSON helpers below are shared with views/api/speculative.py so the page and the
-API always show the same numbers for the same seed.
+One answer per section, from the parameters that section reads (sim/params.py): the page renders
+from it, the section's live text and widget redraw from it when a control changes
+(`/api/section/<anchor>`). The JSON helpers are shared with views/api/speculative.py, so the page
+and the API show the same numbers for the same seed. Every section but 6 runs the exact rule.
 """
 from __future__ import annotations
+
+from functools import lru_cache
 
 import numpy as np
 
 from sim.ngram import load_models
 
-LANGS = ("en", "zh")
-# As sim.speculative.DRAFTS / RULES (docs/design.md); repeated so the API validates
-# without importing the loop at start-up.
-DRAFTS = ("bigram", "unigram", "trigram")
-RULES = ("exact", "resample-target", "keep-draft")
+from sim.params import DRAFTS, GAMMA_MAX, LANGS, ROUNDS_MAX, RULES  # noqa: F401
 
 # Tokens written by the pre-rendered run (tape, draft animation) and by the longer run
 # that measures α; both within the API's cap of 200.
@@ -22,7 +21,7 @@ PAGE_RUN_TOKENS = 40
 ALPHA_RUN_TOKENS = 200
 BENCH_RUN_TOKENS = 60  # the bench's run (as static/js/widgets/bench.js), for its no-script readouts
 TUBES_TRIALS = 50          # trials a round, as in the plate
-GAMMA_CURVE = range(1, 17)  # γ on the speed-up chart
+GAMMA_CURVE = range(1, GAMMA_MAX + 1)  # γ on the speed-up chart
 
 # Papers' reported results (section 8). Sources: Leviathan et al. 2023 (arXiv:2211.17192,
 # Table 2: T5-XXL 11B + T5-small 77M, EnDe, TPU v4); Chen et al. 2023 (arXiv:2302.01318:
@@ -106,7 +105,10 @@ def run_json(lang, draft, gamma, greedy, rule, tokens, seed, context="", run=Non
         for step, sj in zip(run.steps, out["steps"]):
             sj["residual_rows"] = _residual_rows(step, M.vocab)
     else:
-        out = {"tokens": M.decode(run.tokens), **run.stats(), "overlap": run.overlaps[:len(run.tokens)]}
+        out = {"tokens": M.decode(run.tokens), **run.stats(), "overlap": run.overlaps[:len(run.tokens)],
+               # Greedy runs: whether the arg-maxes agree at each position (what α counts there).
+               "agreement": (run.agreements[:len(run.tokens)] if run.agreements is not None
+                             else None)}
     out["context"] = ctx_tokens
     out["params"] = {"lang": lang, "draft": draft, "gamma": gamma, "greedy": greedy,
                      "rule": rule, "tokens": tokens, "seed": seed, "trace": trace}
@@ -132,7 +134,8 @@ def theory_json(alpha, gamma, c):
     return {
         **theory.summary(alpha, gamma, c, gamma_max=max(GAMMA_CURVE)),
         # One cycle in units of one target run: γ draft runs of c each, one verification.
-        "cycle": {"draft": gamma * c, "verify": 1.0, "total": gamma * c + 1.0},
+        "cycle": {"draft": gamma * c, "verify": 1.0, "total": gamma * c + 1.0,
+                  "share": 100 * gamma * c / (gamma * c + 1.0)},
         "curve": {"gamma": list(GAMMA_CURVE),
                   "speedup": [theory.speedup(alpha, g, c) for g in GAMMA_CURVE],
                   "expected_tokens": [theory.expected_tokens(alpha, g) for g in GAMMA_CURVE]},
@@ -150,9 +153,17 @@ def _tape(run: dict) -> list[dict]:
 
 
 def _example_json(lang):
-    """An easy and a hard position chosen from the data by sim.examples."""
+    """An easy and a hard position chosen from the data by sim.examples, each with its context
+    as the language writes it."""
     from sim import examples
-    return examples.easy_and_hard(lang)
+    sep = "" if lang == "zh" else " "
+    return {k: {**e, "text": sep.join(e["tokens"])} for k, e in examples.easy_and_hard(lang).items()}
+
+
+def draft_name(draft: str) -> str:
+    """The draft's name as a sentence reads it (zh: 二元模型 …)."""
+    from flask_babel import gettext as _
+    return {"bigram": _("bigram"), "unigram": _("unigram"), "trigram": _("trigram")}[draft]
 
 
 STRIP = 80      # positions on section 7's strip (as in static/js/widgets/alpha.js)
@@ -182,53 +193,101 @@ def tube_view(tubes: dict) -> list[dict]:
     return cols
 
 
-def data(lang: str, state: dict) -> dict:
-    lang = lang if lang in LANGS else "en"
-    draft = state.get("draft", "bigram")
-    gamma = int(state.get("gamma", 4))
-    greedy = bool(state.get("greedy", False))
-    rule = state.get("rule", "exact")
-    seed = int(state.get("seed", 1))
-    c = float(state.get("c", 0.1))
 
-    # One run of the longest length; the shorter ones are its beginnings (Run.head), exactly
-    # what running them from the same seed would give.
-    full = generate_run(lang, draft, gamma, greedy, rule, ALPHA_RUN_TOKENS, seed)[0]
-    run = run_json(lang, draft, gamma, greedy, rule, PAGE_RUN_TOKENS, seed, run=full.head(PAGE_RUN_TOKENS))
-    long_run = run_json(lang, draft, gamma, greedy, rule, ALPHA_RUN_TOKENS, seed, run=full, trace=False)
-    alpha = float(long_run["alpha"])
-    tubes = tubes_json(lang, "bigram", rule, 1, TUBES_TRIALS, seed)
-    # Section 8 works from α as printed (3 decimals), as its widget does, so prose and widget
-    # round to the same speed-up (0.6462 gives 1.80 at the best γ, 0.646 gives 1.79).
-    th = theory_json(round(alpha, 3), gamma, c)
+
+# ---- one answer per section ----------------------------------------------------------------------
+
+@lru_cache(maxsize=8)  # a few states' worth; each Run is at most 200 tokens of γ ≤ 8 (≈ 1 MB)
+def _long_run(lang: str, draft: str, gamma: int, greedy: bool, seed: int):
+    """The exact-rule run every speculative section shows part of: sections 3–5 step through its
+    first 40 tokens, the bench its first 60, section 7 measures α over all 200 (Run.head gives
+    what running the shorter lengths from the same seed would)."""
+    return generate_run(lang, draft, gamma, greedy, "exact", ALPHA_RUN_TOKENS, seed)[0]
+
+
+def _run(lang: str, v: dict, tokens: int, trace: bool = True) -> dict:
+    full = _long_run(lang, v["draft"], v["gamma"], v["greedy"], v["seed"])
+    run = full if tokens == ALPHA_RUN_TOKENS else full.head(tokens)
+    return run_json(lang, v["draft"], v["gamma"], v["greedy"], "exact", tokens, v["seed"], run=run,
+                    trace=trace)
+
+
+def measured_alpha(lang: str, v: dict) -> float:
+    """α measured over section 7's 200-token run, to 3 decimals as the page prints it (so the
+    sections that start from it round to the same speed-up)."""
+    return round(float(_run(lang, v, ALPHA_RUN_TOKENS, trace=False)["alpha"]), 3)
+
+
+def draft(lang: str, v: dict) -> dict:
+    run = _run(lang, v, PAGE_RUN_TOKENS)
     first = run["steps"][0]
-    # The bench's readouts without scripts: its own run's α and the speed-up on paper from it, as
-    # its script computes them (section 9's numbers use section 7's longer run instead).
-    from sim import roofline
-    bench_run = run_json(lang, draft, gamma, greedy, rule, BENCH_RUN_TOKENS, seed,
-                         run=full.head(BENCH_RUN_TOKENS), trace=False)
-    paper = roofline.speculative(state.get("gpu", "h100-sxm"), state.get("model", "llama-3.1-8b"),
-                                 int(state.get("batch", 64)), int(state.get("ctx", 4096)), gamma,
-                                 min(1.0, max(0.0, float(bench_run["alpha"] or 0.0))), c)
-    bench = {"alpha": bench_run["alpha"], "formula": bench_run["tokens_per_pass_formula"],
-             "speedup": paper["speedup"], "plain": paper["tokens_per_s_plain"],
-             "spec": paper["tokens_per_s_spec"]}
-    # Section 5 opens on the first pass with a refusal, so the residual is shown without scripts.
-    rule_pass = next((i for i, st in enumerate(run["steps"]) if st["replacement"] is not None), 0)
-    return {"spec": {
-        "lang": lang, "draft": draft, "gamma": gamma, "greedy": greedy, "rule": rule,
-        "seed": seed, "c": c,
-        "context": run["context"],
-        "run": run, "tape": _tape(run), "first": first,
-        "rule_pass": rule_pass, "rule_step": run["steps"][rule_pass],
-        "first_rejected": next((p for p in first["proposals"] if not p["accepted"]), None),
-        "alpha": alpha, "alpha_run": {k: long_run[k] for k in
-                                       ("alpha", "acceptance_rate", "tokens_per_pass",
-                                        "passes", "accepted_hist")},
-        "alpha_formula": long_run["tokens_per_pass_formula"],
-        # Colour step 0..4 of Σ min(p, q) at each written position (as alpha.js's bucket()).
+    return {"run": run, "first": first, "positions": v["gamma"] + 1,
+            "first_guesses": ("" if lang == "zh" else " ").join(g["token"] for g in first["guesses"])}
+
+
+def tape(lang: str, v: dict) -> dict:
+    run = _run(lang, v, PAGE_RUN_TOKENS)
+    cells = _tape(run)
+    return {"run": run, "tape": cells, "written": len(cells), "most": v["gamma"] + 1,
+            "kept": sum(c["kind"] == "kept" for c in cells)}
+
+
+def rule(lang: str, v: dict) -> dict:
+    run = _run(lang, v, PAGE_RUN_TOKENS)
+    # The section opens on the first pass with a refusal, so the residual shows without scripts.
+    at = next((i for i, st in enumerate(run["steps"]) if st["replacement"] is not None), None)
+    step = run["steps"][at or 0]
+    refused = step["proposals"][-1] if at is not None and step["proposals"] else None
+    first = next((p for st in run["steps"] for p in st["proposals"]
+                  if not p["accepted"] and p["r"] is not None), None)
+    return {"run": run, "rule_pass": at or 0, "rule_step": step,
+            # The prose's worked example: a refusal and its replacement, when the run has one (a
+            # copy of the target as draft never refuses).
+            "refusal": {"shown": refused is not None, "pass": (at or 0) + 1,
+                        "token": refused and refused["token"], "q": refused and refused["q"],
+                        "p": refused and refused["p"], "replacement": step["replacement"]},
+            "first_rejected": {"shown": first is not None, **(first or {})}}
+
+
+def exact(lang: str, v: dict) -> dict:
+    tubes = tubes_json(lang, v["tdraft"], v["rule"], v["rounds"], TUBES_TRIALS, v["seed"])
+    top = sorted(tubes["p"], key=lambda tok: -tubes["p"][tok])[:2]
+    return {"tubes": tubes, "tube_cols": tube_view(tubes),
+            "context_text": ("" if lang == "zh" else " ").join(tubes["context"]),
+            "draws": tubes["rounds"] * tubes["trials"], "rounds_max": ROUNDS_MAX,
+            "top": [{"token": t, "p": tubes["p"][t], "q": tubes["q"][t]} for t in top]}
+
+
+def alpha(lang: str, v: dict) -> dict:
+    long_run = _run(lang, v, ALPHA_RUN_TOKENS, trace=False)
+    return {
+        "alpha": float(long_run["alpha"]), "draft_name": draft_name(v["draft"]),
+        "run": {k: long_run[k] for k in ("alpha", "acceptance_rate", "tokens_per_pass", "passes",
+                                         "accepted_hist", "tokens", "overlap")},
+        "formula": long_run["tokens_per_pass_formula"],
+        # Colour step 0..4 of Σ min(p, q) at each written position.
         "strip": [{"token": tok, "overlap": ov, "bucket": min(4, int(ov * 5))}
                   for tok, ov in zip(long_run["tokens"][:STRIP], long_run["overlap"][:STRIP])],
-        "tubes": tubes, "tube_cols": tube_view(tubes), "theory": th, "examples": _example_json(lang),
-        "drafts": DRAFTS, "rules": RULES, "bench": bench,
-    }}
+        "examples": _example_json(lang),
+    }
+
+
+def speedup(lang: str, v: dict) -> dict:
+    measured = measured_alpha(lang, v)
+    used = measured if v["alpha"] is None else v["alpha"]
+    return {"measured": measured, "pinned": v["alpha"] is not None,
+            "theory": theory_json(used, v["gamma"], v["c"])}
+
+
+def bench(lang: str, v: dict) -> dict:
+    from sim import roofline
+    run = _run(lang, v, BENCH_RUN_TOKENS)
+    a = min(1.0, max(0.0, float(run["alpha"] or 0.0)))
+    paper = roofline.speculative(v["gpu"], v["model"], v["batch"], v["ctx"], v["gamma"], a, v["c"])
+    return {"run": run, "tape": _tape(run), "most": v["gamma"] + 1,
+            "speedup": paper["speedup"], "plain": paper["tokens_per_s_plain"],
+            "spec": paper["tokens_per_s_spec"]}
+
+
+ANSWERS = {"draft": draft, "tape": tape, "rule": rule, "exact": exact, "alpha": alpha,
+           "speedup": speedup, "bench": bench}

@@ -1,6 +1,11 @@
-// The loader: finds every [data-widget], imports /static/js/widgets/NAME.js and calls
-// mount(el, ctx). Also owns the URL state, the page-wide keyboard, the language switch and,
-// inside an iframe, the height messages to the host page.
+// The loader: binds every control to the one state (state.js, controls.js), starts the sections'
+// answers (sections.js), finds every [data-widget], imports /static/js/widgets/NAME.js and calls
+// mount(el, ctx). Also owns the keys, the language switch and, inside an iframe, the height
+// messages to the host page.
+import { state } from "./state.js";
+import { bindControls } from "./controls.js";
+import { sectionOf, startSections } from "./sections.js";
+import { h } from "./dom.js";
 
 const html = document.documentElement;
 const lang = html.dataset.lang || "en";
@@ -13,76 +18,22 @@ function readJSON(id) {
 }
 
 const pageStrings = readJSON("i18n");
-// Server-validated state: defaults filled in, bad values already replaced (bools as 0/1).
-const initialState = readJSON("state");
-const state = new Map(Object.entries(initialState));
-const defaults = { ...initialState };
-for (const [k, v] of new URLSearchParams(location.search)) {
-  if (!state.has(k)) continue;
-  // The server may have replaced a bad value: keep the server's, not the URL's.
-  if (String(state.get(k)) !== v) history.replaceState(history.state, "", urlWith(k, state.get(k)));
+
+function interpolate(s, vars) {
+  return vars ? s.replace(/%\((\w+)\)s|\{(\w+)\}/g, (m, a, b) => String(vars[a ?? b] ?? m)) : s;
 }
 
-function urlWith(name, value) {
-  const url = new URL(location.href);
-  if (value === null || value === undefined || value === "") url.searchParams.delete(name);
-  else url.searchParams.set(name, typeof value === "boolean" ? (value ? "1" : "0") : String(value));
-  return url.pathname + url.search + url.hash;
-}
-
-const stateApi = {
-  get(name) { return state.has(name) ? state.get(name) : new URLSearchParams(location.search).get(name); },
-  set(name, value) {
-    if (typeof value === "boolean") value = value ? 1 : 0;
-    const old = state.get(name);
-    state.set(name, value);
-    history.replaceState(history.state, "", urlWith(name, value));
-    updateLinks();
-    if (old !== value) {
-      document.dispatchEvent(new CustomEvent("specdec:state", { detail: { name, value } }));
-    }
-  },
-  defaults,
-};
-
-function strings(el) {
-  if (!el || !el.dataset.i18n) return {};
-  try { return JSON.parse(el.dataset.i18n); } catch { return {}; }
-}
-
+// Strings of a widget (its data-i18n), else of the page. A key with forms per count
+// ({"one": …, "other": …}) takes the form Intl.PluralRules picks for vars.n.
+const plurals = new Intl.PluralRules(lang);
 function makeT(el) {
-  const own = strings(el);
+  let own = {};
+  try { own = el?.dataset.i18n ? JSON.parse(el.dataset.i18n) : {}; } catch { own = {}; }
   return (key, vars) => {
     let s = own[key] ?? pageStrings[key] ?? key;
-    if (vars) s = s.replace(/%\((\w+)\)s|\{(\w+)\}/g, (m, a, b) => String(vars[a ?? b] ?? m));
-    return s;
+    if (s && typeof s === "object") s = s[plurals.select(Number(vars?.n ?? 0))] ?? s.other;
+    return interpolate(s, vars);
   };
-}
-
-async function api(path, params = {}) {
-  const p = path.startsWith("/") ? path : `/api/${path}`;
-  const url = new URL(p, location.origin);
-  for (const [k, v] of Object.entries(params)) {
-    if (v === undefined || v === null) continue;
-    url.searchParams.set(k, typeof v === "boolean" ? (v ? "1" : "0") : String(v));
-  }
-  let resp;
-  try {
-    // Accept-Language picks the language of error messages without adding a query parameter.
-    resp = await fetch(url, { headers: { Accept: "application/json", "Accept-Language": lang } });
-  } catch (e) {
-    throw new Error(pageStrings.api_failed || "The server could not be reached.");
-  }
-  let body = null;
-  try { body = await resp.json(); } catch { body = null; }
-  if (!resp.ok) {
-    const err = new Error(body?.error?.message || `${resp.status} ${resp.statusText}`);
-    err.status = resp.status;
-    err.param = body?.error?.param ?? null;
-    err.allowed = body?.error?.allowed ?? null;
-    throw err;
-  }
-  return body;
 }
 
 let plotlyPromise = null;
@@ -101,10 +52,11 @@ function loadPlotly() {
   return plotlyPromise;
 }
 
-// ---- keyboard: arrows step, space plays/pauses, R resets ----------------------------------
-// The key goes to the widget that has focus, else to the section the reader is in, else to the
-// bench. Widgets listen for "specdec:key" on their element (or use ctx.onKey).
+// ---- keys: → step, ← back, space plays or pauses, R resets ----------------------------------
+// Only in a widget that has focus and does that action; everywhere else the keys keep their own
+// meaning (space scrolls the page, arrows move sliders and menus).
 const KEYS = { ArrowRight: "step", ArrowLeft: "back", " ": "play", r: "reset", R: "reset" };
+const keyed = new WeakMap();  // widget element -> {action: fn}
 
 function isTyping(target) {
   if (!(target instanceof Element)) return false;
@@ -115,42 +67,20 @@ function isTyping(target) {
   return false;
 }
 
-function keyTarget(from) {
-  const own = from instanceof Element ? from.closest("[data-widget]:not([data-widget=embed])") : null;
-  if (own && own.dataset.keys !== "off") return own;
-  const section = from instanceof Element ? from.closest(".plate-section") : null;
-  const inSection = section?.querySelector("[data-widget][data-keys]:not([data-keys=off]), [data-widget]:not([data-widget=embed])");
-  if (inSection) return inSection;
-  return document.querySelector('[data-widget="bench"]') ||
-    document.querySelector("[data-widget]:not([data-widget=embed])");
-}
-
-let lastSection = null;
 document.addEventListener("keydown", (e) => {
   if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) return;
   const action = KEYS[e.key];
-  if (!action || isTyping(e.target)) return;
-  // Space on a focused button or link must keep its own meaning (press / follow).
-  if (action === "play" && e.target instanceof Element && e.target.closest("button, a, summary, input")) return;
-  const from = e.target === document.body ? (lastSection || document.body) : e.target;
-  const target = keyTarget(from);
-  if (!target) return;
-  const ev = new CustomEvent("specdec:key", { detail: { action, key: e.key }, cancelable: true });
-  target.dispatchEvent(ev);
-  if (ev.defaultPrevented || action === "play") e.preventDefault();
+  if (!action || isTyping(e.target) || !(e.target instanceof Element)) return;
+  // Space on a focused button, link or box keeps its own meaning (press, follow, tick).
+  if (action === "play" && e.target.closest("button, a, summary, input, [role=tab]")) return;
+  for (let w = e.target.closest("[data-widget]"); w; w = w.parentElement?.closest("[data-widget]")) {
+    const fn = keyed.get(w)?.[action];
+    if (fn) { e.preventDefault(); fn(); return; }
+  }
 });
 
-// Remember which section the reader is looking at, for keys pressed with nothing focused.
-if ("IntersectionObserver" in window) {
-  const io = new IntersectionObserver((entries) => {
-    for (const en of entries) if (en.isIntersecting) lastSection = en.target;
-  }, { rootMargin: "-40% 0px -55% 0px" });
-  document.querySelectorAll(".plate-section").forEach((s) => io.observe(s));
-}
-
-// ---- language switch keeps the settings and the section ------------------------------------
+// ---- the language switch keeps the settings and the section -----------------------------------
 function sectionInView() {
-  // The section crossing a line 40% down the viewport, the one the reader is looking at.
   const y = window.innerHeight * 0.4;
   for (const s of document.querySelectorAll(".plate-section[id]")) {
     const r = s.getBoundingClientRect();
@@ -184,7 +114,6 @@ function updateLinks() {
   if (!sw) return;
   const url = new URL(sw.href, location.href);
   url.search = location.search;
-  // Land on the section the reader last stayed in; else the #hash.
   const at = sectionForSwitch();
   url.hash = at ? `#${at}` : location.hash;
   sw.href = url.pathname + url.search + url.hash;
@@ -193,51 +122,59 @@ window.addEventListener("hashchange", updateLinks);
 for (const ev of ["pointerdown", "focus", "mouseenter"]) {
   document.getElementById("lang-switch")?.addEventListener(ev, updateLinks);
 }
+state.subscribe(updateLinks);
 
-// ---- mounting ------------------------------------------------------------------------------
+// ---- mounting ----------------------------------------------------------------------------------
 function makeCtx(el) {
+  const section = sectionOf(el);
   return {
     t: makeT(el),
-    api,
-    state: stateApi,
-    loadPlotly,
-    reducedMotion,
     lang,
-    onKey(handler) {
-      el.addEventListener("specdec:key", (e) => { if (handler(e.detail.action, e) !== false) e.preventDefault(); });
-    },
+    state,
+    reducedMotion,
+    loadPlotly,
+    section,
+    answer: (unit) => section?.answer(unit) ?? null,
+    onAnswer: (fn) => section?.onAnswer(fn),
+    onKey: (actions) => keyed.set(el, { ...(keyed.get(el) || {}), ...actions }),
   };
 }
 
-function fail(el, err) {
+function failed(el, err) {
   console.error(`widget ${el.dataset.widget}:`, err);
   el.dataset.state = "failed";
-  const note = document.createElement("p");
-  note.className = "widget-error";
-  note.setAttribute("role", "status");
-  note.textContent = pageStrings.widget_failed || "This interactive could not be loaded.";
-  el.appendChild(note);
+  el.append(h("p", { class: "widget-error", role: "alert",
+                     text: pageStrings.widget_failed || "This interactive could not be loaded." }));
 }
+
+// Every interactive is a [data-widget]; those with a script of their own (listed by the server)
+// are mounted by it, the rest are drawn by the server alone and follow the state through their
+// section's live text.
+const modules = new Set(readJSON("params").modules || []);
 
 async function mountAll() {
   updateLinks();
+  bindControls(document, makeT(null));
+  startSections(pageStrings);
   const els = [...document.querySelectorAll("[data-widget]")];
   await Promise.all(els.map(async (el) => {
     const name = el.dataset.widget;
-    if (!/^[a-z0-9-]+$/.test(name)) return;
+    if (!modules.has(name)) { el.dataset.state = "mounted"; return; }
     try {
       const mod = await import(`/static/js/widgets/${name}.js`);
       await mod.mount(el, makeCtx(el));
       el.dataset.state = "mounted";
     } catch (err) {
-      fail(el, err);
+      failed(el, err);
     }
   }));
   html.dataset.ready = "1";
   document.dispatchEvent(new CustomEvent("specdec:ready"));
 }
 
-// ---- embeds: tell the host page our height --------------------------------------------------
+// ---- embeds: tell the host page our height on every change of size ------------------------------
+// Posted straight from the observer, not from requestAnimationFrame, which browsers hold back in
+// frames out of view: a frame below the fold must still get its height when the host resizes.
 function reportHeight() {
   // The body's own height, not the document's: the latter never drops below the frame's height,
   // so a host could grow the frame but never shrink it.
@@ -248,15 +185,9 @@ function reportHeight() {
 }
 
 if (window.parent !== window && document.body.classList.contains("embed")) {
-  let queued = false;
-  const queue = () => {
-    if (queued) return;
-    queued = true;
-    requestAnimationFrame(() => { queued = false; reportHeight(); });
-  };
-  if ("ResizeObserver" in window) new ResizeObserver(queue).observe(document.body);
+  if ("ResizeObserver" in window) new ResizeObserver(reportHeight).observe(document.body);
   window.addEventListener("load", reportHeight);
-  window.addEventListener("resize", queue);
+  window.addEventListener("resize", reportHeight);
   reportHeight();
 }
 

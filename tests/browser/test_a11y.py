@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from views.plate import ANCHORS
+from views.sections import ANCHORS
 
 pytestmark = pytest.mark.browser
 

@@ -3,7 +3,7 @@ import re
 
 import pytest
 
-from views.plate import SECTIONS
+from views.sections import SECTIONS
 
 pytestmark = pytest.mark.browser
 

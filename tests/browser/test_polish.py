@@ -4,11 +4,11 @@ import re
 
 import pytest
 
-from views.plate import SECTIONS
+from views.sections import SECTIONS
 
 pytestmark = pytest.mark.browser
 
-ANCHORS = [a for _n, a, _t in SECTIONS if a != "lab"]  # section 14 has its own tests
+ANCHORS = [s.anchor for s in SECTIONS if s.anchor != "lab"]  # section 14 has its own tests
 
 
 def _measured_alpha(live_url) -> str:
@@ -151,7 +151,7 @@ def test_parts_prose_counts_the_parts_it_shows(client):
 @pytest.mark.parametrize("width", [390, 720])
 def test_each_embed_stands_alone_with_a_title_and_a_way_back(browser, live_url, width):
     ctx, pg = _phone(browser, width)
-    for num, anchor, title in SECTIONS:
+    for num, anchor, title in ((s.num, s.anchor, s.title) for s in SECTIONS):
         if anchor == "lab":
             continue
         _load(pg, f"{live_url}/embed/en/specdec/{anchor}/")

@@ -5,7 +5,7 @@ import re
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout, expect
 
-from views.plate import SECTIONS
+from views.sections import SECTIONS
 
 pytestmark = pytest.mark.browser
 
@@ -39,7 +39,7 @@ def test_zh_page_loads_clean_and_reads_chinese(page, live_url):
     failed = page.locator("[data-widget][data-state=failed]")
     assert failed.count() == 0, [failed.nth(i).get_attribute("data-widget") for i in range(failed.count())]
     # Scroll through so lazily drawn charts and widgets write their labels, then read everything.
-    for _num, anchor, _t in SECTIONS:
+    for anchor in (s.anchor for s in SECTIONS):
         page.locator(f"#{anchor}").scroll_into_view_if_needed()
     page.wait_for_timeout(1500)
     text = page.evaluate(VISIBLE_TEXT)
@@ -115,7 +115,7 @@ def test_zh_nothing_overflows_at_phone_width(browser, live_url, path):
     ctx = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=1)
     pg = ctx.new_page()
     _load(pg, live_url + path)
-    for _num, anchor, _t in SECTIONS:
+    for anchor in (s.anchor for s in SECTIONS):
         if pg.locator(f"#{anchor}").count():
             pg.locator(f"#{anchor}").scroll_into_view_if_needed()
     pg.wait_for_timeout(1000)
@@ -161,7 +161,7 @@ def test_zh_large_numbers_read_in_wan_and_yi(browser, live_url, query):
     ctx = browser.new_context(viewport={"width": 1280, "height": 900}, reduced_motion="reduce")
     pg = ctx.new_page()
     _load(pg, f"{live_url}/zh/specdec/{query}")
-    for _num, anchor, _t in SECTIONS:
+    for anchor in (s.anchor for s in SECTIONS):
         pg.locator(f"#{anchor}").scroll_into_view_if_needed()
     pg.wait_for_selector("#batch .js-plotly-plot", timeout=20000)
     text = pg.evaluate(VISIBLE_TEXT)

@@ -5,18 +5,10 @@ import numpy as np
 from flask import jsonify, request
 
 from corpus.text import tokenize
-from sim.ngram import MODEL_ORDERS, load_models
+from sim.ngram import load_models
 from views.api import bp
-from views.params import Param, parse
-
-MAX_TOP = 100  # tokens listed; the whole vocabulary (thousands) would only bloat the answer
-
-DIST_SPEC = {
-    "lang": Param.choice(("en", "zh"), default="en"),
-    "model": Param.choice(tuple(MODEL_ORDERS), default="trigram"),
-    "context": Param.text(max_len=200, default=""),
-    "top": Param.int(1, MAX_TOP, default=10),
-}
+from sim import params as P
+from views.params import parse
 
 
 def dist_json(lang: str, model: str, context: str, top: int) -> dict:
@@ -38,5 +30,5 @@ def dist_json(lang: str, model: str, context: str, top: int) -> dict:
 
 @bp.get("/dist")
 def dist():
-    v = parse(request.args, DIST_SPEC)
+    v = parse(request.args, P.API_DIST)
     return jsonify(dist_json(v["lang"], v["model"], v["context"], v["top"]))

@@ -15,56 +15,25 @@ from __future__ import annotations
 from flask import jsonify, request
 from flask_babel import gettext as _
 
+from sim import params as P
 from sim import usertext
 from views import sections_lab as lab
 from views.api import bp
-from views.params import Param, ParamError, cap_positions, parse
-
-SEED = Param.int(0, 2147483647, default=1)
-TEXT = Param.text(max_len=64, default="")
-
-RUN_SPEC = {
-    "text": TEXT,
-    "lang": Param.choice(lab.LANGS, default="en"),
-    "draft": Param.choice(lab.DRAFTS, default="bigram"),
-    "gamma": Param.int(1, lab.GAMMA_MAX, default=4),
-    "adapt": Param.choice(lab.ADAPT, default="off"),
-    "seed": SEED,
-    "c": Param.float(0.0, 1.0, default=0.1),
-    "tokens": Param.int(1, lab.MAX_TOKENS, default=lab.RUN_TOKENS),
-}
-# The drafts' table: every draft at the run's γ (no draft or policy of its own).
-DRAFTS_SPEC = {k: p for k, p in RUN_SPEC.items() if k not in ("draft", "adapt")}
-# The comparison: a model draft (the lookup has no γ to adapt) and a policy.
-COMPARE_SPEC = {**RUN_SPEC,
-                "draft": Param.choice(tuple(d for d in lab.DRAFTS if d != "lookup"), default="bigram"),
-                "adapt": Param.choice(tuple(a for a in lab.ADAPT if a != "off"), default="hf"),
-                "tokens": Param.int(1, lab.COMPARE_TOKENS, default=lab.COMPARE_TOKENS)}
-TUBES_SPEC = {"text": TEXT, "lang": Param.choice(lab.LANGS, default="en"), "seed": SEED}
-MAP_SPEC = {"gamma": Param.int(1, 16, default=4), "c": Param.float(0.0, 1.0, default=0.1)}
-UPLOAD_SPEC = {"lang": Param.choice(lab.LANGS, default="en")}
-TEXT_ALLOWED = "sha256 (64 hex digits) of a text sent to POST /api/lab/text"
-
-
-def _text_param(v: dict) -> str:
-    text = v["text"].strip().lower()
-    if text and not usertext.SHA256_HEX.fullmatch(text):
-        raise ParamError("text", TEXT_ALLOWED, _("“%(value)s” is not a text’s hash.", value=text[:16]))
-    return text
+from views.params import ParamError, cap_positions, parse
 
 
 @bp.errorhandler(lab.UnknownText)
 def _unknown(_e):
     # Any lab route given a text this process no longer has (another worker, a restart, an
     # evicted entry): 404 naming `text`, and the browser sends the text again.
-    body = {"error": {"param": "text", "allowed": TEXT_ALLOWED, "status": 404,
+    body = {"error": {"param": "text", "allowed": P.TEXT.allowed(_), "status": 404,
                       "message": _("This server no longer has the text; send it again.")}}
     return jsonify(body), 404
 
 
 @bp.post("/lab/text")
 def lab_text():
-    v = parse(request.args, UPLOAD_SPEC)
+    v = parse(request.args, P.API_LAB_TEXT)
     too_big = usertext.TextError("too_big", size=request.content_length, max=usertext.MAX_BYTES)
     if request.content_length is not None and request.content_length > usertext.MAX_BYTES:
         raise ParamError("text", "UTF-8 text of at most 2 MB", lab.text_error_message(too_big))
@@ -81,32 +50,32 @@ def lab_text():
 
 @bp.get("/lab/run")
 def lab_run():
-    v = parse(request.args, RUN_SPEC)
-    return jsonify(lab.lab_json(v["lang"], _text_param(v), v["draft"], v["gamma"], v["adapt"],
+    v = parse(request.args, P.API_LAB_RUN)
+    return jsonify(lab.lab_json(v["lang"], v["text"], v["draft"], v["gamma"], v["adapt"],
                                 v["seed"], v["c"], v["tokens"]))
 
 
 @bp.get("/lab/drafts")
 def lab_drafts():
-    v = parse(request.args, DRAFTS_SPEC)
+    v = parse(request.args, P.API_LAB_DRAFTS)
     cap_positions(v, lab.DRAFTS_MAX_POSITIONS)   # per run; the table makes four
-    return jsonify(lab.drafts_json(v["lang"], _text_param(v), v["gamma"], v["seed"], v["c"], v["tokens"]))
+    return jsonify(lab.drafts_json(v["lang"], v["text"], v["gamma"], v["seed"], v["c"], v["tokens"]))
 
 
 @bp.get("/lab/compare")
 def lab_compare():
-    v = parse(request.args, COMPARE_SPEC)
-    return jsonify(lab.compare_json(v["lang"], _text_param(v), v["draft"], v["gamma"], v["adapt"],
+    v = parse(request.args, P.API_LAB_COMPARE)
+    return jsonify(lab.compare_json(v["lang"], v["text"], v["draft"], v["gamma"], v["adapt"],
                                     v["seed"], v["c"], v["tokens"]))
 
 
 @bp.get("/lab/tubes")
 def lab_tubes():
-    v = parse(request.args, TUBES_SPEC)
-    return jsonify(lab.tubes_json(v["lang"], _text_param(v), v["seed"]))
+    v = parse(request.args, P.API_LAB_TUBES)
+    return jsonify(lab.tubes_json(v["lang"], v["text"], v["seed"]))
 
 
 @bp.get("/lab/breakeven")
 def lab_breakeven():
-    v = parse(request.args, MAP_SPEC)
+    v = parse(request.args, P.API_LAB_MAP)
     return jsonify(lab.breakeven_json(v["gamma"], v["c"]))

@@ -43,16 +43,16 @@ export function mount(el, ctx) {
     const before = el.getBoundingClientRect().top;
     setDepth(depth);
     mark(depth);
-    ctx.state.set("depth", depth);
+    ctx.state.set({ depth });
     const shift = el.getBoundingClientRect().top - before;
     if (shift) window.scrollBy(0, shift);
     if (status) status.textContent = ctx.t(`now_${depth}`);
   });
 
-  // Another part of the page (or a test) may change the depth through the URL state.
-  document.addEventListener("specdec:state", (e) => {
-    const { name, value } = e.detail || {};
-    if (name === "depth" && DEPTHS.includes(value)) { setDepth(value); mark(value); }
+  // Another part of the page (or a test) may change the depth through the state.
+  ctx.state.subscribe((names) => {
+    const value = ctx.state.get("depth");
+    if (names.has("depth") && DEPTHS.includes(value)) { setDepth(value); mark(value); }
     refreshHrefs();
   });
   refreshHrefs();

@@ -1,11 +1,13 @@
 // Section 3 "Let a small model guess": the draft runs γ times, writing one guess (with its q)
 // each time; then the target runs once with γ + 1 positions lit. Each Step is one phase.
-import { bindControls, fmt, followRun, h, player } from "./spec-shared.js";
+import { h } from "../dom.js";
+import { prob } from "../format.js";
+import { player } from "../player.js";
 
 const CONTEXT_SHOWN = 8; // tokens of context shown before the guesses
 
 export function mount(el, ctx) {
-  const t = (k) => ctx.t(k);
+  const t = (k, vars) => ctx.t(k, vars);
   const slots = el.querySelector(".draft-slots");
   const lanes = el.querySelector(".target-lanes");
   const ctxBox = el.querySelector(".draft-context");
@@ -30,7 +32,7 @@ export function mount(el, ctx) {
       ...guesses.map((g, i) =>
         h("li", { class: `draft-slot${i < phase ? " is-written" : ""}${i === phase - 1 ? " is-new" : ""}` },
           h("span", { class: "draft-tok", text: i < phase ? g.token : "…" }),
-          h("span", { class: "draft-q", text: i < phase ? `q = ${fmt(g.q, 3)}` : "" }))),
+          h("span", { class: "draft-q", text: i < phase ? `q = ${prob(g.q)}` : "" }))),
     );
     const lit = phase > gamma;
     lanes.replaceChildren(
@@ -47,13 +49,13 @@ export function mount(el, ctx) {
         }
         return h("li", { class: cls },
           h("span", { class: "lane-num", text: String(i + 1) }),
-          h("span", { class: "lane-p", text: lit && g ? `p = ${fmt(g.p, 3)}` : "" }),
+          h("span", { class: "lane-p", text: lit && g ? `p = ${prob(g.p)}` : "" }),
           h("span", { class: "lane-note", text: note }));
       }),
     );
     status.textContent = phase === 0 ? t("status_ready")
-      : phase <= gamma ? t("status_draft").replace("{i}", phase).replace("{gamma}", gamma)
-      : t("status_target").replace("{n}", gamma + 1).replace("{w}", step.written.length);
+      : phase <= gamma ? t("status_draft", { i: phase, gamma })
+      : t("status_target", { n: gamma + 1, w: step.written.length });
   };
 
   const canStep = () => run && !(pass >= run.steps.length - 1 && phase > (run.steps[pass].guesses || []).length);
@@ -76,7 +78,7 @@ export function mount(el, ctx) {
     draw();
   };
   player(el, ctx, { step, reset, back, canStep, interval: 700 });
-  bindControls(el, ctx);
-
-  followRun(el, ctx, (r) => { run = r; reset(); });
+  const load = (a) => { run = a.run; reset(); };
+  load(ctx.answer());
+  ctx.onAnswer(load);
 }

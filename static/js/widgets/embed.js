@@ -1,5 +1,6 @@
 // "Embed" links: without scripts they open the embed itself; with scripts they open a small
-// dialog with a ready <iframe> snippet (carrying the current settings) and a copy button.
+// dialog with a ready <iframe> snippet (carrying the settings the embedded part reads) and a
+// copy button.
 
 let dialog = null;
 
@@ -57,7 +58,9 @@ export function mount(el, ctx) {
     e.preventDefault();
     dialog = dialog || buildDialog(ctx);
     const url = new URL(el.getAttribute("href"), location.href);
-    url.search = location.search;         // the settings as they are now
+    // The settings as they are now: for one section only those it reads, where not the defaults.
+    const names = el.dataset.section ? ctx.state.reads(el.dataset.section) : undefined;
+    url.search = new URLSearchParams(ctx.state.query(names)).toString();
     const whole = !/\/specdec\/[^/]+\/$/.test(url.pathname);
     const code = dialog.querySelector("textarea");
     code.value = snippet(url.href, el.dataset.title || document.title, whole ? 900 : 600);

@@ -1,19 +1,15 @@
 // Section 6 "The same distribution": two tubes filled from one context, plain sampling from p
 // (left) and speculative decoding's first token (right), 50 trials a round; a chi-square readout.
 // renderTube is exported for the bench (section 13).
-import { bindControls, fmt, h, onState, showError, stateValue } from "./spec-shared.js";
+import { svg } from "../dom.js";
+import { params } from "../state.js";
 
-const SVG = "http://www.w3.org/2000/svg";
 const SHOWN = 7;        // tokens with their own column; the rest share "other"
-const MAX_ROUNDS = 20;  // the API's cap
+const ROUNDS_MAX = params.rounds?.hi ?? 20;
+const SEED_MAX = params.seed?.hi ?? 2147483647;
 const W = 360, H = 170, BASE = 22;
 
-function s(tag, attrs = {}, text) {
-  const n = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, v);
-  if (text !== undefined) n.textContent = text;
-  return n;
-}
+const s = (tag, attrs = {}, text) => svg(tag, attrs, text ?? null);
 
 // columns: [{label, p, balls: ["kept"|"put-in"|"plain", ...]}]; total = trials so far.
 export function renderTube(svg, columns, total, t) {
@@ -62,63 +58,30 @@ export function tubeColumns(data, which, t) {
   return cols;
 }
 
-export function reading(pvalue, t) {
-  if (pvalue === null || pvalue === undefined) return "";
-  if (pvalue >= 0.05) return t("read_fine");
-  if (pvalue >= 0.01) return t("read_edge");
-  return t("read_far");
-}
-
 export function mount(el, ctx) {
-  const t = (k) => ctx.t(k);
+  const t = (k, vars) => ctx.t(k, vars);
   const plainSvg = el.querySelector("svg.tube--plain");
   const specSvg = el.querySelector("svg.tube--spec");
   const addBtn = el.querySelector("[data-act=add]");
-  const out = (name) => el.querySelector(`[data-out=${name}]`);
-  let rounds = 1;
-  let refill = 0; // each refill draws a fresh sample: seed + refill
-  let pending = 0;
+  const { state } = ctx;
 
-  const draw = (data) => {
+  const draw = (a) => {
+    const data = a.tubes;
     const total = data.rounds * data.trials;
     renderTube(plainSvg, tubeColumns(data, "plain", t), total, t);
     renderTube(specSvg, tubeColumns(data, "speculative", t), total, t);
-    out("rounds").textContent = fmt(data.rounds, 0);
-    out("trials").textContent = fmt(total, 0);
-    out("kept").textContent = fmt(data.speculative.kept, 0);
-    out("put-in").textContent = fmt(data.speculative.put_in, 0);
-    out("p-plain").textContent = fmt(data.plain.pvalue, 3);
-    out("p-spec").textContent = fmt(data.speculative.pvalue, 3);
-    out("read-plain").textContent = reading(data.plain.pvalue, t);
-    out("read-spec").textContent = reading(data.speculative.pvalue, t);
     el.dataset.rule = data.rule;
-    addBtn.disabled = data.rounds >= MAX_ROUNDS;
     el.dataset.rounds = String(data.rounds);
+    addBtn.disabled = data.rounds >= a.rounds_max;
   };
 
-  const load = () => {
-    const ticket = ++pending;
-    el.setAttribute("aria-busy", "true");
-    return ctx.api("/api/tubes", {
-      lang: ctx.lang, rule: stateValue(ctx, "rule"), rounds, trials: 50,
-      seed: (stateValue(ctx, "seed") + refill) % 2147483647,
-    }).then((data) => { if (ticket === pending) { draw(data); el.dataset.ready = "1"; } })
-      .catch((e) => showError(el, e))
-      .finally(() => { if (ticket === pending) el.removeAttribute("aria-busy"); });
-  };
-
-  addBtn.addEventListener("click", () => { if (rounds < MAX_ROUNDS) { rounds += 1; load(); } });
-  el.querySelector("[data-act=refill]").addEventListener("click", () => { rounds = 1; refill += 1; load(); });
-  bindControls(el, ctx);
-  onState(["rule", "seed"], () => load());
-  if (ctx.onKey) {
-    ctx.onKey((action) => {
-      if (action === "step" || action === "play") addBtn.click();
-      else if (action === "reset") { rounds = 1; load(); }
-      else return false;
-      return true;
-    });
-  }
-  el.specdec = { step: () => addBtn.click(), play: () => addBtn.click(), reset: () => { rounds = 1; load(); } };
-  load();
+  // A round more, or the tubes emptied and filled again with new draws (the next seed).
+  const add = () => { if (state.get("rounds") < ROUNDS_MAX) state.set({ rounds: state.get("rounds") + 1 }); };
+  const refill = () => state.set({ rounds: 1, seed: (state.get("seed") + 1) % (SEED_MAX + 1) });
+  addBtn.addEventListener("click", add);
+  el.querySelector("[data-act=refill]").addEventListener("click", refill);
+  if (!el.hasAttribute("tabindex")) el.tabIndex = 0;
+  ctx.onKey({ step: add, play: add, reset: () => state.set({ rounds: 1 }) });
+  draw(ctx.answer());
+  ctx.onAnswer(draw);
 }

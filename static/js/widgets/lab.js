@@ -1,16 +1,18 @@
-// Section 14, the lab: the bench on the reader's own text, the copy-from-the-text draft, adaptive γ
-// and the break-even map. The text stays in this browser (memory and sessionStorage); the server
-// keeps only its models under the text's sha256, and answers 404 naming "text" when it has
-// forgotten them (another worker, a restart): then the text is sent again and the call retried.
-import { bindControls, fmt, h, onState, setMathText, showError } from "./spec-shared.js";
-import { tapeCell } from "./tape.js";
-import { formatCount } from "./numbers.js";
+// Section 14, the lab: the bench on the reader's own text. The text stays in this browser (memory
+// and sessionStorage); the server keeps its models under the text's sha256 (the `text` parameter).
+// Everything the lab shows is the section's live text, answered part by part (sections.js); this
+// sends the text, sends it again when an answer says the server no longer has it, and draws the
+// break-even map with plotly once it comes near the view.
+import { count, num } from "../format.js";
+import { lazyChart } from "../charts.js";
 
 const STORE = "specdec-lab-text:";   // sessionStorage key prefix, + sha256
-const NAMES = ["gamma", "ldraft", "adapt", "seed", "c", "text", "tlang"];
-const DRAFTS = ["bigram", "unigram", "trigram", "lookup"];
+const TEXT_UNITS = ["lab.run", "lab.drafts", "lab.compare", "lab.tubes"];
 
+// A file is kept as it was chosen (its bytes, in this page only: the server finds its encoding);
+// typed text also goes to sessionStorage, so a reload can send it again.
 function remember(hash, lang, text) {
+  if (typeof text !== "string") return;
   try { sessionStorage.setItem(STORE + hash, JSON.stringify({ lang, text })); } catch { /* full or off */ }
 }
 function recall(hash) {
@@ -19,8 +21,7 @@ function recall(hash) {
 
 async function postText(ctx, body, lang) {
   const resp = await fetch(`/api/lab/text?lang=${encodeURIComponent(lang)}`, {
-    method: "POST", body, headers: { "Content-Type": "text/plain; charset=utf-8",
-                                     Accept: "application/json", "Accept-Language": ctx.lang },
+    method: "POST", body, headers: { Accept: "application/json", "Accept-Language": ctx.lang },
   });
   let json = null;
   try { json = await resp.json(); } catch { json = null; }
@@ -28,44 +29,58 @@ async function postText(ctx, body, lang) {
   return json;
 }
 
+function drawMap(Plotly, box, m, ctx) {
+  const hover = ctx.t("map_hover", { x: "%{x}", y: "%{y}", z: "%{z:.2f}" });
+  return Plotly.react(box, [
+    { type: "heatmap", x: m.gammas, y: m.cs, z: m.alpha, zmin: 0, zmax: 1, colorscale: "YlOrRd",
+      hovertemplate: `${hover}<extra></extra>`, colorbar: { title: { text: "α" }, thickness: 12 } },
+    { type: "scatter", mode: "markers", x: [m.gamma], y: [m.c], name: ctx.t("map_here"),
+      marker: { symbol: "x-thin-open", size: 14, color: "#111", line: { width: 3 } },
+      hovertemplate: `${ctx.t("map_here")}: α = ${num(m.break_even_alpha, 2)}<extra></extra>` },
+  ], {
+    margin: { l: 56, r: 8, t: 8, b: 44 }, height: 320, showlegend: false,
+    xaxis: { title: { text: ctx.t("map_x") }, dtick: box.clientWidth < 500 ? 3 : 1, tick0: 1 },
+    yaxis: { title: { text: ctx.t("map_y") } },
+    paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)",
+    font: { family: getComputedStyle(document.body).fontFamily },
+  }, { displayModeBar: false, responsive: true });
+}
+
 export function mount(el, ctx) {
   const t = (k, vars) => ctx.t(k, vars);
-  const out = (name) => el.querySelector(`[data-out="${name}"]`);
   const area = el.querySelector("#lab-textarea");
   const file = el.querySelector("#lab-file");
-  const status = out("text-status");
+  const status = el.querySelector('[data-out="text-status"]');
   const maxBytes = Number(el.dataset.maxBytes) || 2097152;
   const memory = new Map();   // sha256 -> {lang, text}
-  let seq = 0;                // only the latest request may draw
+  const { state } = ctx;
 
-  const tlang = () => {
-    const v = ctx.state.get("tlang");
+  const splitLang = () => {
+    const v = state.get("tlang");
     return v === "en" || v === "zh" ? v : ctx.lang;
   };
-  const textHash = () => String(ctx.state.get("text") || "");
 
-  // ---- sending the text ------------------------------------------------------------------------
   async function send(text, lang) {
     status.textContent = t("sending");
     const info = await postText(ctx, text, lang);
     memory.set(info.text, { lang, text });
     remember(info.text, lang, text);
-    status.textContent = t("counted", {
-      tokens: formatCount(info.tokens), vocab: formatCount(info.vocab_size), ms: fmt(info.count_ms, 0) });
+    status.textContent = t("counted", { tokens: count(info.tokens), vocab: count(info.vocab_size), ms: num(info.count_ms) });
     return info;
   }
 
-  // The chosen file's name, in place of the browser's own (English) words.
-  const fileName = out("file-name");
-  file.addEventListener("change", () => {
-    if (fileName) fileName.textContent = file.files && file.files[0] ? file.files[0].name : t("no_file");
-  });
+  // The chosen file's name, in place of the browser's own (English) words. Typing in the box
+  // afterwards means the typed text is wanted: the file is let go.
+  const fileName = el.querySelector('[data-out="file-name"]');
+  const showFile = () => { fileName.textContent = file.files && file.files[0] ? file.files[0].name : t("no_file"); };
+  file.addEventListener("change", () => { showFile(); });
+  area.addEventListener("input", () => { if (file.files?.length) { file.value = ""; showFile(); } });
 
   async function readInput() {
     if (file.files && file.files[0]) {
       const f = file.files[0];
       if (f.size > maxBytes) throw new Error(t("too_big"));
-      return f.text();
+      return f;   // sent as bytes: the server finds the encoding
     }
     return area.value;
   }
@@ -73,173 +88,49 @@ export function mount(el, ctx) {
   el.querySelector("form").addEventListener("submit", async (e) => {
     e.preventDefault();
     try {
-      const text = await readInput();
-      if (!text.trim()) { status.textContent = t("no_text"); return; }
-      const lang = tlang();
-      const info = await send(text, lang);
-      if (ctx.state.get("tlang") === "auto") ctx.state.set("tlang", lang);
-      ctx.state.set("text", info.text);
-      refresh();
+      const body = await readInput();
+      if (typeof body === "string" && !body.trim()) { status.textContent = t("no_text"); return; }
+      const lang = splitLang();
+      const info = await send(body, lang);
+      state.set({ text: info.text, tlang: lang });
     } catch (err) {
       status.textContent = err.message;
     }
   });
   el.querySelector("[data-act=use-book]").addEventListener("click", () => {
-    ctx.state.set("text", "");
     status.textContent = "";
-    refresh();
+    state.set({ text: "" });
   });
 
-  // A call that answers "text unknown" re-sends the text it names, once, then retries.
-  async function withText(call) {
+  // An answer drawn from the book because the server no longer has the text (another worker, a
+  // restart): send the text again if this browser has it, then ask for the parts once more.
+  let resending = false;
+  async function recover() {
+    if (resending) return;
+    const hash = state.get("text");
+    const kept = memory.get(hash) || recall(hash);
+    if (!kept) { status.textContent = t("lost"); return; }
+    resending = true;
     try {
-      return await call();
-    } catch (err) {
-      if (err.status !== 404 || err.param !== "text") throw err;
-      const hash = textHash();
-      const kept = memory.get(hash) || recall(hash);
-      if (!kept) throw new Error(t("lost"));
       status.textContent = t("resending");
       await send(kept.text, kept.lang);
-      return call();
-    }
-  }
-
-  // ---- drawing ----------------------------------------------------------------------------------
-  function drawRun(run) {
-    const tape = out("tape");
-    tape.replaceChildren(...run.context.map((tok) => tapeCell(tok, "context", 0, t)),
-                         ...run.tape.map((c) => tapeCell(c.token, c.kind, c.pass, t)));
-    out("alpha").textContent = fmt(run.alpha, 2);
-    out("tpp").textContent = fmt(run.tokens_per_pass, 2);
-    out("passes").textContent = fmt(run.passes, 0);
-    out("speedup").textContent = `${fmt(run.speedup, 2)}×`;
-    const g = run.gammas.slice(0, 40).join(" ") + (run.gammas.length > 40 ? " …" : "");
-    out("gammas").textContent = `${out("gammas").textContent.split(":")[0]}: ${g}`;
-    const rows = DRAFTS.map((d) => {
-      const r = run.drafts[d];
-      return h("tr", { "data-draft": d, class: d === run.draft ? "is-current" : null },
-        h("th", { scope: "row", text: t(`draft_${d}`) }),
-        h("td", { text: fmt(r.alpha, 2) }), h("td", { text: fmt(r.tokens_per_pass, 2) }),
-        h("td", { text: `${fmt(r.speedup, 2)}×` }));
-    });
-    out("drafts").querySelector("tbody").replaceChildren(...rows);
-    out("adapt-note").hidden = !(run.draft === "lookup" && run.adapt !== "off");
-    const cmp = out("compare");
-    cmp.hidden = !run.compare;
-    if (run.compare) {
-      const c = run.compare;
-      const row = (label, s) => h("tr", {}, h("th", { scope: "row", text: label }),
-        h("td", { text: fmt(s.tokens_per_pass, 2) }), h("td", { text: `${fmt(s.speedup, 2)}×` }));
-      out("compare-rows").replaceChildren(
-        row(t(`adaptive_${run.adapt}`), c.adaptive),
-        row(`${t("fixed_start")} = ${run.gamma}`, c.start_fixed),
-        row(`${t("fixed_best")} = ${c.best_fixed_gamma}`, c.best_fixed));
-    }
-  }
-
-  function drawTubes(tb) {
-    const pct = (x) => `${Math.min(100, x * 100).toFixed(1)}%`;
-    const bar = (cls, x) => h("span", { class: "lab-bar-track" }, h("span", { class: cls, style: { width: pct(x) } }));
-    out("tubes").replaceChildren(...tb.bars.map((b) => h("div", { class: "lab-bar" },
-      h("span", { class: "lab-bar-tok", text: b.token }),
-      bar("lab-bar-p", b.p), bar("lab-bar-plain", b.plain), bar("lab-bar-spec", b.speculative))));
-    const note = out("tubes-note");
-    const joiner = tb.context.some((s) => s.length > 1) ? " " : "";
-    note.textContent = note.textContent.replace(/“[^”]*”/, `“${tb.context.join(joiner)}”`);
-  }
-
-  let mapDrawn = false;
-  async function drawMap() {
-    const gamma = Number(ctx.state.get("gamma")) || 4;
-    const c = Number(ctx.state.get("c"));
-    const m = await ctx.api("/api/lab/breakeven", { gamma, c: Number.isFinite(c) ? c : 0.1 });
-    const Plotly = await ctx.loadPlotly();
-    const box = out("map");
-    if (!mapDrawn) box.replaceChildren();
-    const hover = t("map_hover").replace("{x}", "%{x}").replace("{y}", "%{y}").replace("{z}", "%{z:.2f}");
-    const data = [
-      { type: "heatmap", x: m.gammas, y: m.cs, z: m.alpha, zmin: 0, zmax: 1, colorscale: "YlOrRd",
-        hovertemplate: `${hover}<extra></extra>`, colorbar: { title: { text: "α" }, thickness: 12 } },
-      { type: "scatter", mode: "markers", x: [m.gamma], y: [m.c], name: t("map_here"),
-        marker: { symbol: "x-thin-open", size: 14, color: "#111", line: { width: 3 } },
-        hovertemplate: `${t("map_here")}: α = ${fmt(m.break_even_alpha, 2)}<extra></extra>` },
-    ];
-    const layout = {
-      margin: { l: 56, r: 8, t: 8, b: 44 }, height: 320, showlegend: false,
-      xaxis: { title: { text: t("map_x") }, dtick: box.clientWidth < 500 ? 3 : 1, tick0: 1 }, yaxis: { title: { text: t("map_y") } },
-      paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)",
-      font: { family: getComputedStyle(document.body).fontFamily },
-    };
-    await Plotly.react(box, data, layout, { displayModeBar: false, responsive: true });
-    mapDrawn = true;
-    const note = out("map-note");
-    if (note) {
-      const vars = { g: m.gamma, c: fmt(m.c, 2), a: fmt(m.break_even_alpha, 2) };
-      setMathText(note, m.break_even_alpha === null ? t("map_never", vars) : t("map_note", vars));
-    }
-  }
-
-  // ---- loading ----------------------------------------------------------------------------------
-  async function refresh() {
-    const mine = ++seq;
-    const text = textHash();
-    const lang = text ? tlang() : ctx.lang;
-    const params = {
-      text: text || undefined, lang,
-      draft: ctx.state.get("ldraft") || "bigram", gamma: ctx.state.get("gamma"),
-      adapt: ctx.state.get("adapt") || "off", seed: ctx.state.get("seed"), c: ctx.state.get("c"),
-    };
-    el.dataset.loading = "1";
-    try {
-      // The run first (it re-sends a text the server lost), then the rest side by side: each
-      // request stays small (the server caps the work of one), the table of drafts and the
-      // comparison with fixed γ are requests of their own.
-      const run = await withText(() => ctx.api("/api/lab/run", params));
-      const { draft: _d, adapt: _a, ...common } = params;
-      const [tubes, drafts, compare] = await Promise.all([
-        withText(() => ctx.api("/api/lab/tubes", { text: params.text, lang, seed: params.seed })),
-        withText(() => ctx.api("/api/lab/drafts", common)),
-        params.adapt !== "off" && params.draft !== "lookup"
-          ? withText(() => ctx.api("/api/lab/compare", params)) : null,
-      ]);
-      if (mine !== seq) return;
-      drawRun({ ...run, drafts: drafts.drafts, compare });
-      drawTubes(tubes);
-      el.querySelector(".spec-error")?.remove();
-      el.dataset.source = text ? "text" : "book";
+      for (const unit of TEXT_UNITS) ctx.section.refresh(unit, { again: true });
     } catch (err) {
-      if (mine === seq) {
-        if (err.status === 404 || err.message === t("lost")) {
-          status.textContent = err.message;
-          ctx.state.set("text", "");
-          return refresh();
-        }
-        showError(el, err);
-      }
+      status.textContent = err.message;
     } finally {
-      if (mine === seq) delete el.dataset.loading;
+      resending = false;
     }
   }
 
-  bindControls(el, ctx);
-  onState(NAMES, (d) => {
-    if (d.name === "tlang" || d.name === "text") return;  // a text change refreshes after sending
-    refresh();
-    if (d.name === "gamma" || d.name === "c") drawMap().catch((e) => showError(el, e));
-  });
-  // A link naming a text this server lost: the server fell back to the book; send it if we can.
-  const hash = textHash();
-  if (hash && el.dataset.textMissing === "1") {
-    const kept = memory.get(hash) || recall(hash);
-    if (kept) {
-      area.value = kept.text.length < 200000 ? kept.text : "";
-      send(kept.text, kept.lang).then(refresh).catch((e) => { status.textContent = e.message; });
-    }
-  } else if (hash) {
-    const kept = recall(hash);
-    if (kept && kept.text.length < 200000) area.value = kept.text;
-  }
-  drawMap().catch((e) => showError(el, e));
-  el.dataset.ready = "1";
+  const map = lazyChart(el.querySelector('[data-plot="map"]'), ctx, (P, box, m) => drawMap(P, box, m, ctx));
+  const draw = (a, unit) => {
+    if (unit === "lab.map") map(a);
+    if (a?.text_missing && state.get("text")) recover();
+  };
+  for (const unit of ["lab.run", "lab.map"]) draw(ctx.answer(unit), unit);
+  ctx.onAnswer(draw);
+
+  const hash = state.get("text");
+  const kept = hash && (memory.get(hash) || recall(hash));
+  if (kept && typeof kept.text === "string" && kept.text.length < 200000) area.value = kept.text;
 }

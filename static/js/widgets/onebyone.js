@@ -1,11 +1,8 @@
-// Section 1: model and GPU pickers, the per-token numbers, and the sweep over the weights.
-import { bind, liveNumbers } from "./roofline-shared.js";
+// Section 1: the sweep over the weights, one sweep per token written. The numbers around it are
+// the section's live text (sections.js); this only counts the sweeps.
+import { num } from "../format.js";
 
 export function mount(el, ctx) {
-  const refresh = liveNumbers(el, ctx);
-  bind(el, ctx, refresh);
-
-  // Count the sweeps: each one stands for one token written (one full read of the weights).
   const sweep = el.querySelector(".rf-sweep");
   const out = el.querySelector('[data-out="tokens"]');
   if (ctx.reducedMotion || !sweep) {
@@ -13,21 +10,19 @@ export function mount(el, ctx) {
     return;
   }
   let n = 0;
-  const show = () => {
-    if (out) out.textContent = ctx.t("tokens_written", { n: new Intl.NumberFormat(ctx.lang === "zh" ? "zh-CN" : "en").format(n) });
-  };
+  const show = () => { if (out) out.textContent = ctx.t("tokens_written", { n: num(n) }); };
   sweep.addEventListener("animationiteration", () => { n += 1; show(); });
-  // Space pauses or resumes the sweep; R starts the count again from the first token.
-  ctx.onKey?.((action) => {
-    if (action === "play") el.classList.toggle("is-paused");
-    else if (action === "reset") {
-      n = 0;
-      show();
-      sweep.style.animation = "none";
-      void sweep.getBoundingClientRect();  // restart the CSS animation from its first frame
-      sweep.style.animation = "";
-    } else return false;
+  const toggle = () => {
+    el.classList.toggle("is-paused");
     el.dataset.paused = el.classList.contains("is-paused") ? "1" : "0";
-    return true;
-  });
+  };
+  const reset = () => {
+    n = 0;
+    show();
+    sweep.style.animation = "none";
+    void sweep.getBoundingClientRect();  // restart the CSS animation from its first frame
+    sweep.style.animation = "";
+  };
+  if (!el.hasAttribute("tabindex")) el.tabIndex = 0;
+  ctx.onKey({ play: toggle, reset });
 }

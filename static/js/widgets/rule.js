@@ -1,15 +1,9 @@
 // Section 5 "The rule for passing": one gauge per guess, the column at p/q (full scale 1) and a
 // line at the random r; on a refusal, the residual max(0, p − q) the replacement is drawn from.
 // renderGauges / renderResidual are exported for the bench (section 13).
-import { bindControls, fmt, followRun, h, player } from "./spec-shared.js";
-
-const SVG = "http://www.w3.org/2000/svg";
-function s(tag, attrs = {}, ...children) {
-  const node = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) if (v !== null && v !== undefined) node.setAttribute(k, v);
-  for (const c of children) if (c) node.append(c);
-  return node;
-}
+import { h, svg as s } from "../dom.js";
+import { num, prob } from "../format.js";
+import { player } from "../player.js";
 
 // One gauge: column height min(1, p/q), a line at r (absent in greedy mode).
 export function gaugeSvg(proposal) {
@@ -29,13 +23,13 @@ export function renderGauges(container, step, t) {
   container.replaceChildren(...step.proposals.map((p) => {
     const state = refused ? "skipped" : p.accepted ? "kept" : "refused";
     if (!p.accepted) refused = true;
-    const rText = p.r === null || p.r === undefined ? t("greedy_r") : `r = ${fmt(p.r, 2)}`;
+    const rText = p.r === null || p.r === undefined ? t("greedy_r") : `r = ${num(p.r, 2)}`;
     return h("li", { class: `gauge-item gauge-item--${state}`, "data-verdict": state },
       gaugeSvg(p),
       h("span", { class: "gauge-tok", text: p.token }),
-      h("span", { class: "gauge-num", text: `p = ${fmt(p.p, 3)}` }),
-      h("span", { class: "gauge-num", text: `q = ${fmt(p.q, 3)}` }),
-      h("span", { class: "gauge-num", text: `p/q = ${fmt(p.ratio, 2)}` }),
+      h("span", { class: "gauge-num", text: `p = ${prob(p.p)}` }),
+      h("span", { class: "gauge-num", text: `q = ${prob(p.q)}` }),
+      h("span", { class: "gauge-num", text: `p/q = ${num(p.ratio, 2)}` }),
       h("span", { class: "gauge-num", text: rText }),
       h("span", { class: "gauge-verdict", text: t(state) }));
   }));
@@ -54,11 +48,11 @@ export function renderResidual(table, rows, replacement) {
     h("tr", { class: r.token === replacement ? "is-drawn" : null },
       h("th", { scope: "row", text: r.token }),
       ...[["p", "bar-p"], ["q", "bar-q"], ["residual", "bar-res"]].map(([k, cls]) =>
-        h("td", {}, bar(r[k], scale, cls), h("span", { class: "rnum", text: fmt(r[k], 3) }))))));
+        h("td", {}, bar(r[k], scale, cls), h("span", { class: "rnum", text: prob(r[k]) }))))));
 }
 
 export function mount(el, ctx) {
-  const t = (k) => ctx.t(k);
+  const t = (k, vars) => ctx.t(k, vars);
   const gauges = el.querySelector(".gauges");
   const resBox = el.querySelector(".residual");
   const table = el.querySelector(".residual table");
@@ -73,12 +67,12 @@ export function mount(el, ctx) {
     const showResidual = step.replacement !== null && step.replacement !== undefined && rows && rows.length;
     resBox.hidden = !showResidual;
     if (showResidual) renderResidual(table, rows, step.replacement);
-    el.querySelector("[data-out=pass]").textContent = fmt(pass + 1, 0);
-    el.querySelector("[data-out=passes]").textContent = fmt(run.steps.length, 0);
+    el.querySelector("[data-out=pass]").textContent = num(pass + 1);
+    el.querySelector("[data-out=passes]").textContent = num(run.steps.length);
     status.textContent = step.bonus !== null && step.bonus !== undefined
-      ? t("status_bonus").replace("{token}", step.bonus)
-      : step.greedy ? t("status_greedy").replace("{token}", step.replacement ?? "")
-      : t(`status_${step.rule}`).replace("{token}", step.replacement ?? "");
+      ? t("status_bonus", { token: step.bonus })
+      : step.greedy ? t("status_greedy", { token: step.replacement ?? "" })
+      : t(`status_${step.rule}`, { token: step.replacement ?? "" });
   };
   const canStep = () => run && pass < run.steps.length - 1;
   const step = () => { if (canStep()) { pass += 1; draw(); } };
@@ -87,12 +81,13 @@ export function mount(el, ctx) {
   const reset = () => { if (run) { pass = firstRefusal(); draw(); } };
   const back = () => { if (run && pass > 0) { pass -= 1; draw(); } };
   player(el, ctx, { step, reset, back, canStep, interval: 1400 });
-  bindControls(el, ctx);
   el.querySelector("[data-act=next-refusal]")?.addEventListener("click", () => {
     if (!run) return;
     const i = run.steps.findIndex((st, j) => j > pass && st.replacement !== null && st.replacement !== undefined);
     if (i >= 0) { pass = i; draw(); }
   });
 
-  followRun(el, ctx, (r) => { run = r; reset(); });
+  const load = (a) => { run = a.run; reset(); };
+  load(ctx.answer());
+  ctx.onAnswer(load);
 }

@@ -1,6 +1,5 @@
-// Section 10: pick Medusa, EAGLE or lookahead to see its one-pass diagram and its facts.
-import { liveNumbers, bind } from "./roofline-shared.js";
-
+// Section 10: pick Medusa, EAGLE or lookahead to see its one-pass diagram and its facts (the WAI-ARIA
+// tabs pattern).
 export function mount(el, ctx) {
   const tabs = [...el.querySelectorAll('[role="tab"]')];
   const panels = [...el.querySelectorAll("[data-panel]")];
@@ -29,8 +28,4 @@ export function mount(el, ctx) {
     });
   });
   for (const r of rows) r.addEventListener("click", () => select(r.dataset.row));
-
-  // The lookahead note in the prose follows the model and GPU pickers.
-  const refresh = liveNumbers(el, ctx);
-  bind(el, ctx, refresh);
 }

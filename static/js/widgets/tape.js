@@ -1,7 +1,9 @@
 // Section 4 "Until the first wrong guess": the token tape grows one pass of the target at a time.
 // A dot marks a kept guess; a diamond marks a token the target wrote itself (replacement or bonus).
 // renderTape / tapeCell are exported for the bench (section 13).
-import { bindControls, fmt, followRun, h, player } from "./spec-shared.js";
+import { h } from "../dom.js";
+import { num } from "../format.js";
+import { player } from "../player.js";
 
 const WRITTEN_BY_TARGET = new Set(["replaced", "bonus"]);
 
@@ -58,7 +60,7 @@ export function tapePlayer(list, t, onChange) {
 }
 
 export function mount(el, ctx) {
-  const t = (k) => ctx.t(k);
+  const t = (k, vars) => ctx.t(k, vars);
   const list = el.querySelector(".tape");
   const out = (name) => el.querySelector(`[data-out=${name}]`);
   const readout = () => {
@@ -66,16 +68,16 @@ export function mount(el, ctx) {
     const written = run.steps.slice(0, passes).reduce((n, s) => n + s.written.length, 0);
     const kept = run.steps.slice(0, passes)
       .reduce((n, s) => n + s.written.filter((w) => w.kind === "kept").length, 0);
-    out("passes").textContent = fmt(passes, 0);
-    out("tokens").textContent = fmt(written, 0);
-    out("kept").textContent = fmt(kept, 0);
-    out("per-pass").textContent = passes ? fmt(written / passes, 2) : "—";
+    out("passes").textContent = num(passes);
+    out("tokens").textContent = num(written);
+    out("kept").textContent = num(kept);
+    out("per-pass").textContent = num(passes ? written / passes : null, 2);
     const status = el.querySelector("[data-out=status]");
     if (status) {
       const last = run.steps[passes - 1];
       status.textContent = !last ? t("status_start")
         : last.bonus !== null && last.bonus !== undefined ? t("status_bonus")
-        : t("status_replaced").replace("{n}", fmt(last.written.length - 1, 0));
+        : t("status_replaced", { n: last.written.length - 1 });
     }
   };
 
@@ -84,6 +86,7 @@ export function mount(el, ctx) {
     if (tp.step() && !ctx.reducedMotion) list.lastElementChild?.scrollIntoView({ block: "nearest", inline: "nearest" });
   };
   player(el, ctx, { step, reset: tp.reset, back: tp.back, canStep: tp.canStep });
-  bindControls(el, ctx);
-  followRun(el, ctx, tp.load);
+  const load = (a) => tp.load(a.run);
+  load(ctx.answer());
+  ctx.onAnswer(load);
 }

@@ -1,0 +1,88 @@
+// plotly charts, shared by the widgets that draw one (sections 2, 8, 9, 14). plotly.js is large:
+// it is fetched only when a chart comes near the view, and a chart draws the newest answer then.
+import { count } from "./format.js";
+
+// Draw into `container` once it comes within 200 px of the view; until then (and without scripts)
+// it keeps the server's fallback table. Returns update(data): draw now if plotly is here, else
+// keep data for when it comes.
+export function lazyChart(container, ctx, draw) {
+  let plotly = null;
+  let pending = null;
+  let requested = false;
+  const start = () => {
+    if (requested) return;
+    requested = true;
+    ctx.loadPlotly().then((P) => {
+      plotly = P;
+      container.textContent = ""; // drop the server's fallback table
+      container.classList.add("is-drawn");
+      if (pending) draw(plotly, container, pending);
+    }).catch((err) => {
+      requested = false;
+      console.warn(err);
+    });
+  };
+  if ("IntersectionObserver" in window) {
+    const io = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting)) { io.disconnect(); start(); }
+    }, { rootMargin: "200px 0px" });
+    io.observe(container);
+  } else {
+    start();
+  }
+  return (data) => {
+    pending = data;
+    if (plotly) draw(plotly, container, data);
+  };
+}
+
+function cssVar(name, fallback) {
+  const v = getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+  return v || fallback;
+}
+
+export function colours() {
+  return {
+    ink: cssVar("--ink", "#1d1f24"),
+    paper: cssVar("--paper", "#fbf8f1"),
+    accent: cssVar("--accent", "#a4461c"),
+    kept: cssVar("--kept", "#a07a17"),
+    putIn: cssVar("--put-in", "#b3261e"),
+    muted: cssVar("--muted", "#5d6169"),
+    line: cssVar("--line", "#d8d0bd"),
+  };
+}
+
+const POWERS = Array.from({ length: 13 }, (_, k) => 10 ** k);
+
+// Layout shared by the charts: log axes, the page's fonts and colours. Log axes are ticked at
+// powers of ten only, labelled as the page writes counts (10,000 in English, 1万 in Chinese).
+export function baseLayout(ctx, { xTitle, yTitle, yLog = true, xMax = 1024 }) {
+  const c = colours();
+  const font = cssVar("--font-sans", "system-ui, sans-serif");
+  const xTicks = [1, 4, 16, 64, 256, 1024].filter((v) => v <= xMax);
+  return {
+    margin: { l: 64, r: 12, t: 36, b: 44 },
+    height: 320,
+    paper_bgcolor: "rgba(0,0,0,0)",
+    plot_bgcolor: "rgba(0,0,0,0)",
+    font: { family: font, color: c.ink, size: 13 },
+    separators: ".,",
+    xaxis: { title: { text: xTitle }, type: "log", gridcolor: c.line, linecolor: c.muted, zeroline: false,
+             range: [-0.05, Math.log10(xMax) + 0.05], tickvals: xTicks, ticktext: xTicks.map((v) => count(v)) },
+    yaxis: yLog
+      ? { title: { text: yTitle }, type: "log", tickmode: "array", tickvals: POWERS, ticktext: POWERS.map((v) => count(v)),
+          gridcolor: c.line, linecolor: c.muted, zeroline: false }
+      : { title: { text: yTitle }, type: "linear", gridcolor: c.line, linecolor: c.muted, zeroline: false },
+    legend: { orientation: "h", x: 0, y: 1.02, yanchor: "bottom" },
+    showlegend: true,
+    hovermode: "x unified",
+  };
+}
+
+// Hover text for a throughput curve: each point's count as the page writes it.
+export function countHover(ys) {
+  return { customdata: ys.map((y) => count(y)), hovertemplate: "%{customdata}<extra></extra>" };
+}
+
+export const PLOT_CONFIG = { displayModeBar: false, responsive: true, scrollZoom: false };

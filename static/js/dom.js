@@ -1,0 +1,50 @@
+// Small DOM helpers shared by every widget: build elements, and the one way to show an error.
+
+// h("span", {class: "x", text: "y"}, child, ...)
+export function h(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  return fill(node, attrs, children);
+}
+
+// The same for SVG: svg("rect", {x: 0, ...}).
+const SVG = "http://www.w3.org/2000/svg";
+export function svg(tag, attrs = {}, ...children) {
+  return fill(document.createElementNS(SVG, tag), attrs, children);
+}
+
+function fill(node, attrs, children) {
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "text") node.textContent = v;
+    else if (k === "class") node.setAttribute("class", v);
+    else if (k === "style") Object.assign(node.style, v);
+    else node.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) if (c !== null && c !== undefined) node.append(c);
+  return node;
+}
+
+// Write a sentence whose "γ = 4"-style formulas must not break across lines: each becomes a
+// span.math (white-space: nowrap), as the server's templates mark them.
+const FORMULA = /[αγcpq] = [\d.,]*\d/g;
+export function setMathText(node, text) {
+  node.textContent = "";
+  let at = 0;
+  for (const m of text.matchAll(FORMULA)) {
+    node.append(text.slice(at, m.index), h("span", { class: "math", text: m[0] }));
+    at = m.index + m[0].length;
+  }
+  node.append(text.slice(at));
+}
+
+// The one error display: a line at the end of `el` saying what went wrong, in the reader's
+// language, announced once; `null` removes it.
+export function showError(el, err) {
+  let box = el.querySelector(":scope > .widget-error");
+  if (err === null || err === undefined) { box?.remove(); return; }
+  if (!box) {
+    box = h("p", { class: "widget-error", role: "alert" });
+    el.append(box);
+  }
+  box.textContent = String(err && err.message ? err.message : err);
+}

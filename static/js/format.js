@@ -1,0 +1,50 @@
+// Numbers as the page writes them, for what scripts draw (a tape being stepped, gauges, charts).
+// The same forms as the server's views/format.py, which writes every other number on the page;
+// tests/browser/test_format.py compares the two on the same values.
+//
+//   format(x, "num:2")  13,350.42     format(x, "pct:1")  99.7%     format(x, "x:2")  1.78×
+//   format(x, "big")    a count: every digit in English, 80.3亿 in Chinese (three significant digits)
+//   format(x, "prob")   a probability: 0.091, 0.0043, 6.7 × 10⁻⁵ (never a bare 0.000)
+
+export const MISSING = "–";
+const pageLang = () => document.documentElement.lang || "en";
+const cache = new Map();
+function nf(opts, lang = pageLang()) {
+  const key = lang + JSON.stringify(opts);
+  if (!cache.has(key)) cache.set(key, new Intl.NumberFormat(lang, opts));
+  return cache.get(key);
+}
+const fixed = (d) => ({ minimumFractionDigits: d, maximumFractionDigits: d });
+const SUPER = { "-": "⁻", 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹" };
+
+const missing = (x) => x === null || x === undefined || typeof x === "boolean" || (typeof x === "number" && !Number.isFinite(x));
+
+export function num(x, d = 0) { return missing(x) ? MISSING : nf(fixed(d)).format(x); }
+
+export function count(x, lang = pageLang()) {
+  if (missing(x)) return MISSING;
+  const compact = lang.startsWith("zh") && Math.abs(x) >= 1e4;
+  return nf(compact ? { notation: "compact", maximumSignificantDigits: 3 } : fixed(0), lang).format(x);
+}
+
+export function prob(x) {
+  if (missing(x)) return MISSING;
+  if (x === 0) return num(0, 0);
+  if (Math.abs(x) >= 0.01) return num(x, 3);
+  if (Math.abs(x) >= 0.001) return num(x, 4);
+  const [m, e] = x.toExponential(1).split("e");
+  return `${num(Number(m), 1)} × 10${String(Number(e)).replace(/[-0-9]/g, (ch) => SUPER[ch])}`;
+}
+
+export function format(x, spec = "num:0") {
+  const [kind, digits] = spec.split(":");
+  const d = Number(digits) || 0;
+  switch (kind) {
+    case "text": return x === null || x === undefined ? MISSING : String(x);
+    case "pct": return missing(x) ? MISSING : nf({ style: "percent", ...fixed(d) }).format(x);
+    case "x": return missing(x) ? MISSING : `${num(x, d)}×`;
+    case "big": return count(missing(x) ? x : x * 10 ** d);
+    case "prob": return prob(x);
+    default: return num(x, d);
+  }
+}

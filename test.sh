@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Run the tests: install whatever is missing (install.sh; about a second when nothing is), then
+# pytest with these arguments:
+#   bash test.sh                                  # the whole suite
+#   bash test.sh -m "not browser and not slow"    # the fast loop
+set -euo pipefail
+cd "$(dirname "$0")"
+bash install.sh
+# Where the system's python3 takes no packages, install.sh put them in .venv/.
+if [ -x .venv/bin/python3 ]; then export PATH="$PWD/.venv/bin:$PATH"; fi
+exec python3 -m pytest "$@"

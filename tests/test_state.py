@@ -1,0 +1,179 @@
+"""One state, one renderer (issue 11), checked on the server: the page ships the declarations of
+sim/params.py as they are; every number that depends on the state is a live field; each section
+reads only its own parameters; a failing section fails alone; the page asks nothing on load."""
+from __future__ import annotations
+
+import html as htmllib
+import json
+import logging
+import re
+
+import pytest
+from bs4 import BeautifulSoup
+
+from sim import params as P
+from views.sections import ANSWERS, BY_ANCHOR, SECTIONS, UNITS, reads
+
+LANGS = ("en", "zh")
+
+
+def shipped(page: str, id_: str) -> dict:
+    m = re.search(rf'<script type="application/json" id="{id_}">(.*?)</script>', page, re.S)
+    return json.loads(m.group(1))
+
+
+def test_the_page_ships_the_declarations_as_they_are(client):
+    page = client.get("/en/specdec/").get_data(as_text=True)
+    got = shipped(page, "params")
+    for name, p in P.PAGE.items():
+        sent = dict(got["params"][name])
+        assert sent.pop("allowed") == p.allowed()
+        assert sent == json.loads(json.dumps(p.to_json())), name
+    assert set(got["params"]) == set(P.PAGE)
+    assert got["units"] == {u: list(P.reads(u)) for u in UNITS}
+    assert got["sections"] == {s.anchor: list(reads(s)) for s in SECTIONS}
+    # The state the page was rendered for, typed, with every parameter.
+    state = shipped(client.get("/en/specdec/?gamma=6&greedy=1&c=0.25").get_data(as_text=True), "state")
+    assert state == {**{n: p.default for n, p in P.PAGE.items()}, "gamma": 6, "greedy": True, "c": 0.25}
+
+
+def test_the_choices_on_the_page_are_the_declared_ones(client):
+    page = client.get("/en/specdec/").get_data(as_text=True)
+    for select in re.findall(r'<select id="[^"]+" data-param="(\w+)">(.*?)</select>', page, re.S):
+        name, body = select
+        values = re.findall(r'<option value="([^"]+)"', body)
+        p = P.PAGE[name]
+        want = [str(v) for v in range(p.lo, p.hi + 1)] if p.kind == "int" else list(p.choices)
+        assert values == want, name
+
+
+def test_each_answer_sees_only_what_its_unit_reads(app, monkeypatch):
+    # An answer function is handed its unit's parameters and nothing else: asking for anything
+    # else fails loudly, so a section cannot quietly depend on another section's control.
+    from views import sections
+    seen = {}
+    for unit in UNITS:
+        real = ANSWERS[unit]
+
+        def spy(lang, v, real=real, unit=unit):
+            seen[unit] = set(v)
+            return real(lang, v)
+        monkeypatch.setitem(sections.ANSWERS, unit, spy)
+    client = app.test_client()
+    assert client.get("/en/specdec/").status_code == 200
+    assert seen == {u: set(P.reads(u)) for u in UNITS}
+
+
+def _text_outside_live_fields(page: str) -> str:
+    """The text of a page with every live field, every script-drawn part and the data for the
+    scripts taken out: what would go stale if it depended on the state."""
+    soup = BeautifulSoup(page, "html.parser")
+    for el in soup.select("script, [data-field]," + DRAWN):
+        el.decompose()
+    return " ".join(soup.get_text(" ").split())
+
+
+# What the scripts draw from the answer's data as a reader steps or plays (tapes, gauges, tubes,
+# the first pass of section 3, the stepping readouts): drawn again from each new answer.
+DRAWN = ", ".join([
+    ".draft-stage", ".spec-status", "ol.tape", ".spec-tape .spec-readout", ".rule-pass", "ol.gauges",
+    "figure.residual", "svg.tube", ".bench-counted", "[data-out]", "option", "text.rf-token-count",
+])
+
+
+STATES = [
+    {},
+    {"gpu": "b200", "model": "llama-3.1-70b", "batch": 512, "ctx": 0, "lanes": 300, "gamma": 7,
+     "draft": "unigram", "greedy": "1", "rule": "keep-draft", "tdraft": "trigram", "rounds": "3",
+     "seed": "9", "c": "0.6", "alpha": "0.85", "ldraft": "lookup", "adapt": "hf", "eff": "0.5"},
+]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("anchor", [s.anchor for s in SECTIONS])
+def test_every_number_that_follows_the_state_is_live(client, lang, anchor):
+    # Render the section for two very different states: once every live field and every drawn
+    # part is taken out, the text must not differ. So whatever changes with a control is a field
+    # (or a live block the server renders again), and the page can keep all of it current.
+    pages = []
+    for state in STATES:
+        q = "&".join(f"{k}={v}" for k, v in state.items())
+        pages.append(client.get(f"/embed/{lang}/specdec/{anchor}/?{q}").get_data(as_text=True))
+    a, b = (_text_outside_live_fields(p) for p in pages)
+    if a != b:
+        import difflib
+        diff = [d for d in difflib.ndiff(a.split(" "), b.split(" ")) if d[:1] in "+-"]
+        pytest.fail(f"{anchor}: text outside live fields changed with the state: {diff[:20]}")
+
+
+@pytest.mark.parametrize("unit", UNITS)
+def test_the_live_text_of_an_answer_is_the_page_s(client, unit):
+    # What /api/section answers for a state is what the page renders for it, block by block.
+    anchor = unit.partition(".")[0]
+    q = "gamma=6&seed=3&c=0.3&batch=128"
+    q = "&".join(kv for kv in q.split("&") if kv.split("=")[0] in P.reads(unit))
+    api = client.get(f"/api/section/{unit}?lang=zh&{q}").get_json()
+    soup = BeautifulSoup(client.get(f"/zh/specdec/?{q}").get_data(as_text=True), "html.parser")
+    section = soup.select_one(f"#{anchor}")
+    assert api["html"], unit
+    for name, markup in api["html"].items():
+        blocks = section.select(f'[data-live="{name}"]')
+        assert blocks, (unit, name)
+        for block in blocks:
+            assert " ".join(block.get_text(" ").split()) == \
+                " ".join(BeautifulSoup(markup, "html.parser").get_text(" ").split()), (unit, name)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_failing_section_fails_alone(app, lang, monkeypatch, caplog):
+    from views import sections
+    client = app.test_client()
+    for unit in UNITS:
+        def broken(*_a):
+            raise RuntimeError("deliberate failure in " + unit)
+        with monkeypatch.context() as m:
+            m.setitem(sections.ANSWERS, unit, broken)
+            caplog.clear()
+            with caplog.at_level(logging.ERROR):
+                r = client.get(f"/{lang}/specdec/")
+        assert r.status_code == 200, unit
+        page = r.get_data(as_text=True)
+        anchor = unit.partition(".")[0]
+        body = page.split(f'<section id="{anchor}"', 1)[1].split("</section>", 1)[0]
+        assert 'class="unavailable"' in body and 'data-failed="1"' in body, unit
+        notice = re.search(r'class="unavailable"[^>]*>([^<]+)<', body).group(1)
+        assert bool(re.search(r"[\u4e00-\u9fff]", notice)) == (lang == "zh"), notice
+        # Every other section rendered whole, and the error is in the log.
+        assert page.count('class="unavailable"') == 1, unit
+        assert page.count('data-failed="1"') == 1
+        assert any(unit in rec.getMessage() for rec in caplog.records), unit
+
+
+def test_a_failing_answer_is_a_json_error_not_a_page(app, monkeypatch):
+    from views import sections
+
+    def broken(*_a):
+        raise RuntimeError("deliberate")
+    monkeypatch.setitem(sections.ANSWERS, "tape", broken)
+    r = app.test_client().get("/api/section/tape?lang=zh")
+    assert r.status_code == 500 and r.is_json
+    assert re.search(r"[\u4e00-\u9fff]", r.get_json()["error"]["message"])
+
+
+def test_the_embed_of_a_section_carries_only_what_it_reads(client):
+    q = "gamma=6&draft=unigram&seed=7&alpha=0.286&rule=resample-target&batch=256&gpu=h200&tdraft=trigram"
+    page = client.get(f"/en/specdec/?{q}").get_data(as_text=True)
+    links = dict(re.findall(r'data-section="(\w+)"[^>]*href="/embed/en/specdec/\w+/\??([^"]*)"', page, re.S))
+    for anchor, query in links.items():
+        names = {kv.split("=")[0] for kv in htmllib.unescape(query).split("&") if kv}
+        assert names <= set(reads(BY_ANCHOR[anchor])), (anchor, names)
+    assert htmllib.unescape(links["idle"]) == "gpu=h200&batch=256&gamma=6&draft=unigram&seed=7&alpha=0.286"
+    assert htmllib.unescape(links["exact"]) == "rule=resample-target&tdraft=trigram&seed=7"
+    assert links["onebyone"] == "gpu=h200"
+    assert links["parts"] == ""
+
+
+def test_unknown_unit_and_foreign_parameters_are_refused(client):
+    assert client.get("/api/section/nope").status_code == 404
+    r = client.get("/api/section/tape?rule=keep-draft")   # section 4 does not read the rule
+    assert r.status_code == 400 and r.get_json()["error"]["param"] == "rule"

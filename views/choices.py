@@ -1,0 +1,26 @@
+"""What each choice of a page parameter is called, in the reader's language (the declarations in
+sim/params.py hold the values; these are only their names on the page's controls)."""
+from __future__ import annotations
+
+from flask_babel import gettext as _
+
+from sim import roofline
+
+
+def choice_labels() -> dict[str, dict[str, str]]:
+    drafts = {"bigram": _("bigram: reads the token before"), "unigram": _("unigram: reads nothing"),
+              "trigram": _("trigram: the target itself")}
+    return {
+        "gpu": {k: g.label for k, g in roofline.GPUS.items()},
+        "model": {k: m.label for k, m in roofline.MODELS.items()},
+        "draft": drafts,
+        "tdraft": drafts,
+        "rule": {"exact": _("exact: min(1, p/q), residual max(0, p − q)"),
+                 "resample-target": _("wrong: on a miss, resample from p"),
+                 "keep-draft": _("wrong: keep every guess")},
+        "ldraft": {**drafts, "lookup": _("copy from the text so far")},
+        "adapt": {"off": _("off: γ fixed"), "hf": _("+2 after all kept, −1 after a refusal"),
+                  "cost": _("best γ for the recent α (cost model)")},
+        "tlang": {"auto": _("the page’s language"), "en": _("words and punctuation (English)"),
+                  "zh": _("characters (Chinese)")},
+    }
