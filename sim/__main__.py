@@ -1,6 +1,7 @@
 """``python -m sim SUBCOMMAND ...``: the simulator from the command line, one JSON object out.
 
-Subcommands: dist, run, tubes, theory, roofline. A bad argument prints one line and exits with 2.
+Subcommands: dist, run, tubes, theory, roofline, tree (run, tubes, budget). A bad argument prints one
+line and exits with 2.
 Context tokens are separated by spaces: ", when" is the two tokens "," and "when".
 """
 from __future__ import annotations
@@ -12,10 +13,14 @@ from dataclasses import asdict
 
 import numpy as np
 
-from . import examples, roofline, theory
+from . import examples, roofline, theory, tree_budget, tree_cost
 from . import params as P
+from . import tree as trees
 from .ngram import load_models
 from .speculative import generate
+from .tree_rules import NATURAL, RULES as TREE_RULES, generate_tree
+from .tree_shape import BRANCH_MAX, N_MAX
+from .tree_tubes import STAR, run_tree_tubes, star, tree_tubes_context
 from .tubes import run_tubes
 
 
@@ -95,6 +100,87 @@ _CONTEXT = P.CONTEXT.but(help="tokens separated by spaces (default: the language
                          max_len=P.CLI_TOKENS_MAX, default=None)
 
 
+def tree_plan(args) -> trees.Plan:
+    sampling = args.sampling or ("top" if args.shape == "dynamic" or args.greedy else "wor")
+    P = None
+    if args.shape == "best":   # Sequoia's shape from the acceptance its own sampling gets
+        table = tree_budget.budget_table(args.lang, args.draft, args.k, args.d)
+        P = table["acceptance" if sampling == "top" else "sequoia_acceptance"]
+    return trees.plan(args.shape, args.n, args.k, args.d, sampling, P)
+
+
+def cmd_tree_run(args) -> dict:
+    models = load_models(args.lang)
+    target, draft = models["trigram"], models[args.draft]
+    plan = tree_plan(args)
+    run = generate_tree(target, draft, context_ids(target, args.context, args.lang), args.tokens, plan,
+                        np.random.default_rng(args.seed), rule=args.rule, greedy=args.greedy)
+    return run.to_json(target.vocab, trace=args.trace)
+
+
+def cmd_tree_tubes(args) -> dict:
+    models = load_models(args.lang)
+    target, draft = models["trigram"], models[args.draft]
+    tokens = args.context.split() if args.context is not None else list(tree_tubes_context(args.lang))
+    plan = trees.Plan.fixed(star(args.k), args.sampling)  # the first token needs the root's children only
+    result = run_tree_tubes(target, draft, target.encode(tokens), plan, args.rule or NATURAL[args.sampling],
+                            args.rounds, args.trials, np.random.default_rng(args.seed))
+    result.pop("samples")
+    return result
+
+
+def cmd_tree_budget(args) -> dict:
+    table = tree_budget.budget_table(args.lang, args.draft, args.k, args.d)
+    roof = (args.gpu, args.model, args.batch, args.context)
+    return {"table": table, "curves": tree_cost.curves(table, *roof, args.c),
+            "batch_scan": tree_cost.batch_scan(table, args.gpu, args.model, args.context, args.c)}
+
+
+def add_tree_cli(sub) -> None:
+    """``python -m sim tree run|tubes|budget``: one tree pass after another, tubes for trees, and
+    what a node budget buys on the roofline. The tree's own parameters are declared here, with
+    sim/params.py's helpers, until they join its declarations."""
+    arg = P.add_argument
+    k = P.int_("k", 1, BRANCH_MAX, 2, help="children per node (EAGLE-2: its top-k; tubes: the star's)")
+    d = P.int_("d", 1, N_MAX, 3, unit="levels", help="depth limit of the tree")
+    sampling = P.choice("sampling", trees.SAMPLINGS, None,
+                        help="how the draft fills a node's children (default: wor; dynamic, greedy: top)")
+    rule = P.choice("rule", TREE_RULES, None, help="the check (default: the sampling's own exact rule)")
+    tree = sub.add_parser("tree", help="token trees: a run, tubes, tokens and speed-up by node budget")
+    tsub = tree.add_subparsers(dest="tree_command", required=True, parser_class=Parser)
+    r = tsub.add_parser("run", help="write N tokens, a tree each pass; one pass traced in full")
+    t = tsub.add_parser("tubes", help="plain sampling vs a tree pass's first token")
+    b = tsub.add_parser("budget", help="tokens per pass and speed-up against the node budget")
+    for p in (r, t, b):
+        arg(p, P.LANG, required=True)
+        arg(p, P.DRAFT)
+    for p in (r, t):
+        arg(p, sampling if p is r else sampling.but(default="wor"))
+        arg(p, rule)
+        arg(p, _SEED, required=True)
+        arg(p, _CONTEXT.but(help="tokens separated by spaces (default: chosen from the data)"))
+    arg(r, k)
+    arg(r, d)
+    arg(r, P.choice("shape", trees.SHAPES, "kary", help="the tree each pass (sim.tree.plan)"))
+    arg(r, P.int_("n", 1, N_MAX, 8, unit="guesses", help="node budget: guesses per pass"))
+    arg(r, P.GREEDY)
+    arg(r, P.TOKENS)
+    arg(r, P.int_("trace", 0, P.TOKENS_MAX - 1, 0, help="the pass traced in full"))
+    r.set_defaults(handler=cmd_tree_run)
+    arg(t, k.but(default=STAR))
+    arg(t, P.ROUNDS.but(hi=100, default=10))
+    arg(t, P.TRIALS.but(hi=1000, default=20))
+    t.set_defaults(handler=cmd_tree_tubes)
+    arg(b, k.but(default=4))
+    arg(b, d.but(default=8))
+    arg(b, P.GPU)
+    arg(b, P.MODEL)
+    arg(b, P.BATCH.but(default=1))
+    arg(b, P.CTX.but(name="context"))
+    arg(b, P.C.but(default=0.05, help="one draft level's cost, in target runs"))
+    b.set_defaults(handler=cmd_tree_budget)
+
+
 def build_parser() -> Parser:
     parser = Parser(prog="python -m sim", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
@@ -146,6 +232,7 @@ def build_parser() -> Parser:
     arg(ro, P.ALPHA_GIVEN.but(default=0.8))
     arg(ro, P.C)
     ro.set_defaults(handler=cmd_roofline)
+    add_tree_cli(sub)
     return parser
 
 
