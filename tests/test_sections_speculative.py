@@ -7,7 +7,6 @@ import pytest
 
 from sim import params as P
 from views.sections import answer
-from views.sections_speculative import tube_view
 
 ANCHORS = ("draft", "tape", "rule", "exact", "alpha", "speedup")
 
@@ -63,7 +62,8 @@ def test_only_section_6_runs_a_wrong_rule(app, client):
 
 def test_tube_view_counts_add_up(app):
     s = data(app, "exact")
-    cols = tube_view(s["tubes"])
+    cols = s["tube_cols"]   # tube_view of the draws; the draws themselves stay with /api/tubes
+    assert "samples" not in s["tubes"]
     n = s["tubes"]["rounds"] * s["tubes"]["trials"]
     assert sum(c["plain"] for c in cols) == n
     assert sum(c["kept"] + c["put_in"] for c in cols) == n
@@ -99,7 +99,7 @@ def test_tape_marks_match_the_run(app, client):
 
 def test_state_in_url_reaches_the_prose(client):
     html = client.get("/en/specdec/?gamma=2&c=0.3").get_data(as_text=True)
-    assert re.search(r'γ = <span class="num" data-field="params.gamma" data-fmt="num:0">2</span> times', html)
+    assert re.search(r'γ = <span class="num" data-field="params.gamma" data-fmt="num:0">2</span></span> times', html)
     assert 'value="0.3"' in html  # the c slider
 
 
