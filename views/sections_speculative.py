@@ -251,6 +251,9 @@ def rule(lang: str, v: dict) -> dict:
                   if not p["accepted"] and p["r"] is not None), None)
     return {"run": run, "rule_pass": at or 0, "rule_step": step, "greedy": v["greedy"],
             "has_refusal": at is not None,
+            # Guesses the run checked and kept (the takeaway's count).
+            "checked": sum(len(st["proposals"]) for st in run["steps"]),
+            "kept": sum(p["accepted"] for st in run["steps"] for p in st["proposals"]),
             # The prose's worked example: a refusal and its replacement, when the run has one (a
             # copy of the target as draft never refuses). Under greedy the two arg-maxes.
             "refusal": {"shown": refused is not None, "pass": (at or 0) + 1,
@@ -300,6 +303,8 @@ def alpha(lang: str, v: dict) -> dict:
     long_run = _run(lang, v, ALPHA_RUN_TOKENS, trace=False)
     greedy = long_run["alpha_measure"] == "agreement"
     agreement = long_run["agreement"] or []
+    # α averages every written position, the last pass's overshoot past 200 tokens included.
+    every = _long_run(lang, v["draft"], v["gamma"], v["greedy"], v["seed"]).agreements or []
     check = theory.formula_check(long_run["alpha"], v["gamma"], long_run["accepted_hist"])
     # No scatter at all (a copy of the target: every pass writes γ + 1) is said in words, not "± 0.00".
     check["exact"] = check["margin"] == 0 and bool(check["agree"])
@@ -309,7 +314,7 @@ def alpha(lang: str, v: dict) -> dict:
         "alpha": float(long_run["alpha"]), "draft_name": draft_name(v["draft"]),
         # What α averages: Σ min(p, q) when sampling, agreement of the arg-maxes under greedy.
         "measure": long_run["alpha_measure"], "greedy": greedy,
-        "positions": len(long_run["tokens"]), "agree": sum(agreement),
+        "positions": len(every), "agree": sum(every),
         "run": {k: long_run[k] for k in ("alpha", "acceptance_rate", "tokens_per_pass", "passes",
                                          "accepted_hist", "tokens", "overlap")},
         "formula": long_run["tokens_per_pass_formula"],
