@@ -157,6 +157,25 @@ def test_tubes_balls_then_bars_and_the_cap(page, live_url):
     assert page.console_errors == []
 
 
+def test_tubes_draft_is_tryable_and_the_prose_follows(page, live_url):
+    # "Whatever the draft": choose the tubes' draft; the prose, the power note and the greedy
+    # comparison follow, and with the target's copy the page says no draw count can tell.
+    _load(page, f"{live_url}/en/specdec/#exact")
+    sec = page.locator("#exact")
+    sec.scroll_into_view_if_needed()
+    assert "with the bigram draft" in sec.locator("[data-live=prose]").inner_text()
+    sec.locator("select[data-param=tdraft]").select_option("unigram")
+    page.wait_for_function("() => document.querySelector('#exact [data-live=prose]').textContent.includes('unigram draft')",
+                           timeout=20000)
+    assert "tdraft=unigram" in page.url
+    assert "unigram draft" in sec.locator("[data-live=same_caption]").inner_text()
+    sec.locator("select[data-param=tdraft]").select_option("trigram")
+    page.wait_for_function("() => document.querySelector('#exact [data-live=cap]').textContent.includes('no number of draws')",
+                           timeout=20000)
+    assert "no number of draws can tell them apart" in sec.locator("[data-live=prose]").inner_text()
+    assert page.console_errors == []
+
+
 def test_lab_file_and_typed_text_say_which_is_counted(page, live_url, tmp_path):
     _load(page, f"{live_url}/embed/en/specdec/lab/")
     w = page.locator("#lab [data-widget]")
