@@ -362,3 +362,17 @@ def test_lab_tubes_note_follows_a_repetitive_text(client):
 
 def test_markup_import_used():
     assert Markup  # (imported for readers of these tests: live_html returns strings of markup)
+
+
+@pytest.mark.parametrize("query", ["", "?greedy=1&gamma=1"])
+def test_chinese_sentences_of_a_paragraph_run_on(client, query):
+    # Two translated sentences in one paragraph join with no space in Chinese ("。在这次…"),
+    # with one in English; the prose, notes and answers of my sections.
+    html = client.get(f"/zh/specdec/{query}").get_data(as_text=True)
+    for anchor in MINE:
+        sec = re.search(r'<section id="%s".*?</section>' % anchor, html, re.S).group(0)
+        for par in re.findall(r"<p>.*?</p>", sec, re.S):
+            text = re.sub(r"<[^>]+>", "", par)
+            assert not re.search(r"[。；）][ \n]+[\u4e00-\u9fffA-Za-z“]", text), (anchor, text[:80])
+    en = visible(section_html(client, "en", query, "alpha"))
+    assert not re.search(r"[a-z][.][A-Z]", en)
