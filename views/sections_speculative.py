@@ -292,7 +292,7 @@ def greedy_same(lang: str, draft: str) -> dict:
     n = GREEDY_SAME_TOKENS
     plain = plain_decode(M, ids, n, np.random.default_rng(0), greedy=True)
     spec = generate(M, models[draft], ids, n, GREEDY_SAME_GAMMA, np.random.default_rng(0), greedy=True)
-    rows = [{"plain": M.vocab[a], "spec": M.vocab[b], "same": a == b} for a, b in zip(plain, spec.tokens)]
+    rows = [{"plain": M.vocab[a], "spec": M.vocab[b], "same": bool(a == b)} for a, b in zip(plain, spec.tokens)]
     return {"context": ctx_tokens, "gamma": GREEDY_SAME_GAMMA, "tokens": n, "rows": rows,
             "same": sum(r["same"] for r in rows), "plain_passes": n, "spec_passes": len(spec.steps),
             "draft_name": draft_name(draft)}
