@@ -61,7 +61,7 @@ LANES_MAX = LANE_STOPS[-1]
 TOKENS_MAX = 200         # tokens one API run writes (the CLI allows long runs)
 LAB_RUN_TOKENS = 100     # tokens the lab writes per run
 LAB_COMPARE_TOKENS = 60  # the lab's comparison makes nine runs, so each writes fewer tokens
-ROUNDS_MAX = 20          # rounds of the tubes per request
+ROUNDS_MAX = 20          # rounds of the tubes per request (sim/tubes.py says why 20 suffice)
 TRIALS_MAX = 200         # first tokens drawn per round
 CONTEXT_CHARS = 200      # characters of a context string
 TOP_MAX = 100            # tokens listed by /api/dist
@@ -295,6 +295,7 @@ _LAB_TEXT = _lab("run", "drafts", "compare", "tubes")   # the break-even map is 
 # The GPU and model presets live in sim/roofline.py, with their units and sources; their keys are
 # the choices here. (sim/roofline.py imports this module only inside its functions.)
 from sim import roofline as _roofline  # noqa: E402
+from sim import tubes as _tubes  # noqa: E402  (section 6's starting draws)
 
 LANG = choice("lang", LANGS, "en", help="the book (and the language of messages)")
 GPU = choice("gpu", tuple(_roofline.GPUS), "h100-sxm", help="a GPU preset (sim/roofline.py)",
@@ -326,8 +327,11 @@ ALPHA = float_("alpha", 0, 1, None, help="acceptance rate α (absent: measured)"
                sections=("speedup", "idle"))
 DEPTH = choice("depth", DEPTHS, "picture", help="how deep each section explains")
 TDRAFT = choice("tdraft", DRAFTS, "bigram", help="the draft of section 6's tubes", sections=("exact",))
-ROUNDS = int_("rounds", 1, ROUNDS_MAX, 1, unit="rounds of 50", help="rounds poured into section 6's tubes",
-              sections=("exact",))
+# Section 6 starts with 5 rounds of 200 draws: enough to catch either wrong rule 9 times in 10 on
+# both books' contexts with any draft that differs from the target (sim/tubes.py, DEFAULT_ROUNDS;
+# the plate's one round of 50 caught resample-target 17 % of the time).
+ROUNDS = int_("rounds", 1, ROUNDS_MAX, _tubes.DEFAULT_ROUNDS, unit=f"rounds of {_tubes.DEFAULT_TRIALS}",
+              help="rounds poured into section 6's tubes", sections=("exact",))
 TEXT = text("text", 64, help="sha256 of the reader's text (POST /api/lab/text)", pattern="[0-9a-f]{64}",
             sections=_LAB_TEXT)
 TLANG = choice("tlang", ("auto",) + LANGS, "auto", help="how the lab splits the reader's text",
@@ -363,7 +367,9 @@ PAGE = spec(GPU, MODEL, BATCH, CTX, LANES, EFF, GAMMA, DRAFT, GREEDY, RULE, TDRA
 
 # The API's routes (views/api/).
 API_RUN = spec(LANG, DRAFT, GAMMA_RUN, GREEDY, RULE, TOKENS, SEED, CONTEXT, TRACE)
-API_TUBES = spec(LANG, DRAFT, RULE, ROUNDS, TRIALS, SEED, CONTEXT)
+# The API keeps its own defaults (one round of 50; the caps are the page's): a script asks for the
+# draws it wants, and the answer's "power" says whether they were enough.
+API_TUBES = spec(LANG, DRAFT, RULE, ROUNDS.but(default=1, unit="rounds", sections=()), TRIALS, SEED, CONTEXT)
 API_THEORY = spec(ALPHA_GIVEN, GAMMA_ANY, C)
 API_DIST = spec(LANG, NGRAM, CONTEXT, TOP)
 # /api/roofline also answers to `context` for `ctx` (the page's URL uses the short name).

@@ -10,6 +10,10 @@ speed-up over plain decoding is (Theorem 3.8)
 
     S(α, γ, c) = (1 − α^(γ+1)) / ((1 − α)(γc + 1)).
 
+A run's counted tokens per pass scatter around their own mean; ``formula_check`` says whether Eq. 1
+with the run's α lies within that scatter (two standard errors of the mean over the run's passes),
+so a page blames the formula's assumption only when the gap is larger than chance.
+
 The target's arithmetic per written token grows by the factor (Theorem 3.11, with the draft's own
 arithmetic left out) (γ + 1) / E[tokens]. The break-even α solves S = 1.
 """
@@ -119,6 +123,34 @@ def summary(alpha: float, gamma: int, c: float, gamma_max: int = GAMMA_MAX) -> d
         "break_even_alpha": break_even_alpha(gamma, c),
         "extra_arithmetic": extra_arithmetic(alpha, gamma),
     }
+
+
+# Two standard errors: a gap within it is what a run of that many passes scatters by (about 95 %).
+AGREE_Z = 2.0
+
+
+def formula_check(alpha: float, gamma: int, accepted_hist) -> dict:
+    """Eq. 1 against a run's count. ``accepted_hist[k]`` is the number of passes that kept k of their
+    γ guesses; such a pass writes k + 1 tokens (the kept guesses and the target's own token).
+
+    {"formula", "counted", "se", "margin", "agree"}: counted is the mean tokens per pass, se its
+    standard error (sample standard deviation over √passes), margin AGREE_Z · se, and agree whether
+    |counted − formula| ≤ margin (None with fewer than two passes, where there is no scatter to
+    compare with). Example: γ = 1, one pass keeping nothing and one keeping its guess (hist [1, 1])
+    writes 1 and 2 tokens: counted 1.5, se = 0.707 / √2 = 0.5, margin 1.0."""
+    formula = expected_tokens(alpha, gamma)
+    hist = list(accepted_hist)
+    passes = sum(hist)
+    if passes == 0:
+        return {"formula": formula, "counted": None, "se": None, "margin": None, "agree": None}
+    counted = sum((k + 1) * n for k, n in enumerate(hist)) / passes
+    if passes < 2:
+        return {"formula": formula, "counted": counted, "se": None, "margin": None, "agree": None}
+    var = sum(n * (k + 1 - counted) ** 2 for k, n in enumerate(hist)) / (passes - 1)
+    se = math.sqrt(var / passes)
+    margin = AGREE_Z * se
+    return {"formula": formula, "counted": counted, "se": se, "margin": margin,
+            "agree": abs(counted - formula) <= margin + 1e-12}
 
 
 def speedup_curve(alpha: float, c: float, gamma_max: int = GAMMA_MAX) -> list[dict]:

@@ -78,3 +78,17 @@ def test_plain_decoding_when_no_gamma_pays(alpha, c):
 def test_summary_carries_the_edge():
     assert theory.summary(0.6, 4, 1.0)["best"]["edge"] == "plain"
     assert theory.summary(0.6, 4, 0.0)["best"]["edge"] == "rising"
+
+
+def test_formula_check_against_a_runs_scatter():
+    # γ = 1; one pass keeps nothing (writes 1), one keeps its guess (writes 2): mean 1.5,
+    # sample sd = 0.7071, se = 0.7071 / √2 = 0.5, margin = 2 × 0.5 = 1.0.
+    chk = theory.formula_check(0.5, 1, [1, 1])
+    assert chk["counted"] == 1.5 and chk["se"] == pytest.approx(0.5) and chk["margin"] == pytest.approx(1.0)
+    assert chk["formula"] == 1.5 and chk["agree"]
+    # Four passes all writing γ + 1 = 3 (hist [0, 0, 4]): no scatter at all; α = 1 agrees exactly,
+    # α = 0.5 (formula 1.75) does not.
+    assert theory.formula_check(1.0, 2, [0, 0, 4])["agree"] and theory.formula_check(1.0, 2, [0, 0, 4])["margin"] == 0
+    assert theory.formula_check(0.5, 2, [0, 0, 4])["agree"] is False
+    # One pass: no scatter to compare with, so no verdict.
+    assert theory.formula_check(0.5, 2, [0, 1, 0])["agree"] is None

@@ -14,13 +14,20 @@ import numpy as np
 from sim.ngram import load_models
 
 from sim.params import DRAFTS, GAMMA_MAX, LANGS, ROUNDS_MAX, RULES  # noqa: F401
+from sim.tubes import DEFAULT_TRIALS
 
 # Tokens written by the pre-rendered run (tape, draft animation) and by the longer run
 # that measures α; both within the API's cap of 200.
 PAGE_RUN_TOKENS = 40
 ALPHA_RUN_TOKENS = 200
 BENCH_RUN_TOKENS = 60  # the bench's run (as static/js/widgets/bench.js), for its no-script readouts
-TUBES_TRIALS = 50          # trials a round, as in the plate
+TUBES_TRIALS = DEFAULT_TRIALS  # trials a round of section 6 (sim/tubes.py says why 200)
+# Section 6's "identical under greedy" row: plain greedy decoding against speculative greedy
+# decoding from the tubes' context, token for token. Greedy verification keeps a guess only if it is
+# the target's arg-max and otherwise writes that arg-max, so the text is the target's own greedy
+# text, not only drawn from the same distribution (tests/test_speculative.py checks it in sim).
+GREEDY_SAME_TOKENS = 24
+GREEDY_SAME_GAMMA = 4
 GAMMA_CURVE = range(1, GAMMA_MAX + 1)  # γ on the speed-up chart
 
 # Papers' reported results (section 8). Sources: Leviathan et al. 2023 (arXiv:2211.17192,
@@ -222,6 +229,7 @@ def draft(lang: str, v: dict) -> dict:
     run = _run(lang, v, PAGE_RUN_TOKENS)
     first = run["steps"][0]
     return {"run": run, "first": first, "positions": v["gamma"] + 1,
+            "first_written": len(first["written"]),
             "first_guesses": ("" if lang == "zh" else " ").join(g["token"] for g in first["guesses"])}
 
 
@@ -234,41 +242,93 @@ def tape(lang: str, v: dict) -> dict:
 
 def rule(lang: str, v: dict) -> dict:
     run = _run(lang, v, PAGE_RUN_TOKENS)
-    # The section opens on the first pass with a refusal, so the residual shows without scripts.
+    # The section opens on the first pass with a refusal, so the residual (or, under greedy, the
+    # target's own top token) shows without scripts; its Reset button says it goes back there.
     at = next((i for i, st in enumerate(run["steps"]) if st["replacement"] is not None), None)
     step = run["steps"][at or 0]
     refused = step["proposals"][-1] if at is not None and step["proposals"] else None
     first = next((p for st in run["steps"] for p in st["proposals"]
                   if not p["accepted"] and p["r"] is not None), None)
-    return {"run": run, "rule_pass": at or 0, "rule_step": step,
+    return {"run": run, "rule_pass": at or 0, "rule_step": step, "greedy": v["greedy"],
+            "has_refusal": at is not None,
+            # Guesses the run checked and kept (the takeaway's count).
+            "checked": sum(len(st["proposals"]) for st in run["steps"]),
+            "kept": sum(p["accepted"] for st in run["steps"] for p in st["proposals"]),
             # The prose's worked example: a refusal and its replacement, when the run has one (a
-            # copy of the target as draft never refuses).
+            # copy of the target as draft never refuses). Under greedy the two arg-maxes.
             "refusal": {"shown": refused is not None, "pass": (at or 0) + 1,
                         "token": refused and refused["token"], "q": refused and refused["q"],
-                        "p": refused and refused["p"], "replacement": step["replacement"]},
+                        "p": refused and refused["p"], "replacement": step["replacement"],
+                        "check": refused and refused.get("greedy_check")},
             "first_rejected": {"shown": first is not None, **(first or {})}}
 
 
 def exact(lang: str, v: dict) -> dict:
     tubes = tubes_json(lang, v["tdraft"], v["rule"], v["rounds"], TUBES_TRIALS, v["seed"])
     top = sorted(tubes["p"], key=lambda tok: -tubes["p"][tok])[:2]
-    return {"tubes": tubes, "tube_cols": tube_view(tubes),
+    cols = tube_view(tubes)
+    # The page draws the tubes from the columns' counts; every single draw (tubes_json's
+    # "samples", up to 8,000 tokens at the cap) stays with /api/tubes.
+    tubes = {k: val for k, val in tubes.items() if k != "samples"}
+    power = tubes["power"]
+    return {"tubes": tubes, "tube_cols": cols,
             "context_text": ("" if lang == "zh" else " ").join(tubes["context"]),
+            "draft_name": draft_name(v["tdraft"]),
             "draws": tubes["rounds"] * tubes["trials"], "rounds_max": ROUNDS_MAX,
-            "top": [{"token": t, "p": tubes["p"][t], "q": tubes["q"][t]} for t in top]}
+            "draws_max": ROUNDS_MAX * TUBES_TRIALS, "trials": TUBES_TRIALS,
+            # Whether any wrong rule could show here at all (not when the draft is the target).
+            "detectable": any(r["detectable"] for r in power["rules"].values()),
+            "top": [{"token": t, "p": tubes["p"][t], "q": tubes["q"][t]} for t in top],
+            "greedy_same": greedy_same(lang, v["tdraft"])}
+
+
+@lru_cache(maxsize=8)  # two languages × three drafts
+def greedy_same(lang: str, draft: str) -> dict:
+    """Plain greedy decoding and speculative greedy decoding from the tubes' context, token for
+    token: the same text, in fewer passes of the target."""
+    from sim.speculative import generate, plain_decode
+    models = load_models(lang)
+    M, ctx_tokens, ids = _context_ids(lang, "")
+    n = GREEDY_SAME_TOKENS
+    plain = plain_decode(M, ids, n, np.random.default_rng(0), greedy=True)
+    spec = generate(M, models[draft], ids, n, GREEDY_SAME_GAMMA, np.random.default_rng(0), greedy=True)
+    rows = [{"plain": M.vocab[a], "spec": M.vocab[b], "same": bool(a == b)} for a, b in zip(plain, spec.tokens)]
+    return {"context": ctx_tokens, "gamma": GREEDY_SAME_GAMMA, "tokens": n, "rows": rows,
+            "same": sum(r["same"] for r in rows), "plain_passes": n, "spec_passes": len(spec.steps),
+            "draft_name": draft_name(draft)}
 
 
 def alpha(lang: str, v: dict) -> dict:
+    from sim import theory
     long_run = _run(lang, v, ALPHA_RUN_TOKENS, trace=False)
+    greedy = long_run["alpha_measure"] == "agreement"
+    agreement = long_run["agreement"] or []
+    # α averages every written position, the last pass's overshoot past 200 tokens included.
+    every = _long_run(lang, v["draft"], v["gamma"], v["greedy"], v["seed"]).agreements or []
+    check = theory.formula_check(long_run["alpha"], v["gamma"], long_run["accepted_hist"])
+    # No scatter at all (a copy of the target: every pass writes γ + 1) is said in words, not "± 0.00".
+    check["exact"] = check["margin"] == 0 and bool(check["agree"])
+    check["within"] = bool(check["agree"]) and not check["exact"]
+    examples = _example_json(lang)
     return {
         "alpha": float(long_run["alpha"]), "draft_name": draft_name(v["draft"]),
+        # What α averages: Σ min(p, q) when sampling, agreement of the arg-maxes under greedy.
+        "measure": long_run["alpha_measure"], "greedy": greedy,
+        "positions": len(every), "agree": sum(every),
         "run": {k: long_run[k] for k in ("alpha", "acceptance_rate", "tokens_per_pass", "passes",
                                          "accepted_hist", "tokens", "overlap")},
         "formula": long_run["tokens_per_pass_formula"],
-        # Colour step 0..4 of Σ min(p, q) at each written position.
-        "strip": [{"token": tok, "overlap": ov, "bucket": min(4, int(ov * 5))}
-                  for tok, ov in zip(long_run["tokens"][:STRIP], long_run["overlap"][:STRIP])],
-        "examples": _example_json(lang),
+        # The formula against the count: within the run's own scatter (two standard errors), or not.
+        "check": check,
+        # Colour step 0..4 of Σ min(p, q) at each written position; under greedy, 4 where the two
+        # arg-maxes agree (the guess passes) and 0 where they do not.
+        "strip": [{"token": tok, "overlap": ov,
+                   "agree": agreement[i] if greedy else None,
+                   "bucket": (4 if agreement[i] else 0) if greedy else min(4, int(ov * 5))}
+                  for i, (tok, ov) in enumerate(zip(long_run["tokens"][:STRIP], long_run["overlap"][:STRIP]))],
+        "examples": examples,
+        # Under greedy a guess at a position passes exactly when the two favourites agree.
+        "easy_agree": examples["easy"]["p_argmax"] == examples["easy"]["q_argmax"],
     }
 
 
@@ -284,7 +344,9 @@ def bench(lang: str, v: dict) -> dict:
     run = _run(lang, v, BENCH_RUN_TOKENS)
     a = min(1.0, max(0.0, float(run["alpha"] or 0.0)))
     paper = roofline.speculative(v["gpu"], v["model"], v["batch"], v["ctx"], v["gamma"], a, v["c"])
-    return {"run": run, "tape": _tape(run), "most": v["gamma"] + 1,
+    return {"run": run, "tape": _tape(run), "most": v["gamma"] + 1, "draft_name": draft_name(v["draft"]),
+            # The gauges of the last pass, for the first view without scripts.
+            "last_pass": len(run["steps"]), "last_step": run["steps"][-1],
             "speedup": paper["speedup"], "plain": paper["tokens_per_s_plain"],
             "spec": paper["tokens_per_s_spec"]}
 

@@ -55,7 +55,7 @@ export function mount(el, ctx) {
     );
     status.textContent = phase === 0 ? t("status_ready")
       : phase <= gamma ? t("status_draft", { i: phase, gamma })
-      : t("status_target", { n: gamma + 1, w: step.written.length });
+      : t("status_target", { positions: gamma + 1, n: step.written.length });
   };
 
   const canStep = () => run && !(pass >= run.steps.length - 1 && phase > (run.steps[pass].guesses || []).length);

@@ -92,8 +92,14 @@ export function mount(el, ctx) {
   // afterwards means the typed text is wanted: the file is let go.
   const fileName = el.querySelector('[data-out="file-name"]');
   const showFile = () => { fileName.textContent = file.files && file.files[0] ? file.files[0].name : t("no_file"); };
-  file.addEventListener("change", () => { showFile(); });
-  area.addEventListener("input", () => { if (file.files?.length) { file.value = ""; showFile(); } });
+  // Whichever the reader touched last is counted, and the status line says which.
+  file.addEventListener("change", () => {
+    showFile();
+    if (file.files?.length && area.value.trim()) status.textContent = t("file_wins", { name: file.files[0].name });
+  });
+  area.addEventListener("input", () => {
+    if (file.files?.length) { file.value = ""; showFile(); status.textContent = t("file_dropped"); }
+  });
 
   async function readInput() {
     if (file.files && file.files[0]) {
