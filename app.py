@@ -118,9 +118,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     def http_error(e: HTTPException):
         # The API blueprint answers its own errors; unmatched /api/ URLs land here.
         if request.path.startswith("/api/"):
-            body = {"error": {"param": None, "allowed": None,
-                              "message": e.description or e.name, "status": e.code}}
-            return jsonify(body), e.code
+            from views.api import http_error_json
+            return http_error_json(e)
         lang = _lang_from_path(request.path)
         return render_template("plate/error.html", lang=lang, code=e.code,
                                title=_("Page not found") if e.code == 404 else e.name), e.code

@@ -328,3 +328,14 @@ def test_chinese_error_page(client, url):
     r.feed(resp.get_data(as_text=True))
     assert any("页面不存在" in t for t in r.texts)
     assert not english_runs(r.texts), english_runs(r.texts)
+
+
+@pytest.mark.parametrize("method,path", [("GET", "/api/nothing?lang=zh"), ("POST", "/api/dist?lang=zh"),
+                                         ("GET", "/api/section/nope?lang=zh"), ("DELETE", "/api/run?lang=zh")])
+def test_the_api_s_own_http_errors_speak_chinese(client, method, path):
+    # issue 14: the API's 404 and 405 answers were English even with lang=zh.
+    r = client.open(path, method=method)
+    assert r.status_code in (404, 405) and r.is_json
+    assert re.search(r"[\u4e00-\u9fff]", r.get_json()["error"]["message"]), r.get_json()
+    en = client.open(path.replace("lang=zh", "lang=en"), method=method).get_json()["error"]["message"]
+    assert not re.search(r"[\u4e00-\u9fff]", en)

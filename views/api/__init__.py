@@ -33,8 +33,22 @@ def _param_error(e: ParamError):
 
 @bp.errorhandler(HTTPException)
 def _http_error(e: HTTPException):
-    body = {"error": {"param": None, "allowed": None,
-                      "message": e.description or e.name, "status": e.code}}
+    return http_error_json(e)
+
+
+def http_error_json(e: HTTPException):
+    """An HTTP error of the API (no such route, another method, too large) as JSON, its message
+    in the reader's language (?lang= or Accept-Language)."""
+    if e.code == 404:
+        message = _("There is no such route in the API; the README lists them.")
+    elif e.code == 405:
+        methods = ", ".join(m for m in (getattr(e, "valid_methods", None) or ["GET"]) if m not in ("HEAD", "OPTIONS"))
+        message = _("This route answers %(methods)s only, not %(method)s.", methods=methods, method=request.method)
+    elif e.code == 413:
+        message = _("The request is too large.")
+    else:
+        message = _("The request could not be answered (HTTP %(code)s).", code=e.code)
+    body = {"error": {"param": None, "allowed": None, "message": message, "status": e.code}}
     return jsonify(body), e.code
 
 
