@@ -57,9 +57,10 @@ def when_ready(server):
     every worker (copy-on-write), so the first readers do not each wait for a model load.
     """
     from sim.ngram import load_models
+    from corpus.text import LANGS  # the app is loaded by now (preload_app)
     from views.sections_speculative import default_context
 
-    for lang in ("en", "zh"):
+    for lang in LANGS:
         load_models(lang)
         default_context(lang)  # chosen from the data once, then cached
     app = server.app.callable
@@ -74,7 +75,7 @@ def when_ready(server):
     named = parse_hosts(os.environ.get("SPECDEC_HOSTS"))[:1]
     hosts = named or [a for a in server.cfg.bind if not a.startswith(("unix:", "fd://"))] or ["localhost"]
     for host in hosts:
-        for lang in ("en", "zh"):
+        for lang in LANGS:
             for path in (f"/{lang}/specdec/", f"/embed/{lang}/specdec/"):
                 resp = client.get(path, headers=headers, base_url=f"http://{host}")
                 server.log.info("warmed http://%s%s: %s", host, path, resp.status_code)

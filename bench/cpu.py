@@ -19,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app import create_app  # noqa: E402
 from sim.ngram import load_models  # noqa: E402
+from corpus.text import LANGS
 
 REQUESTS = [
     ("/api/run, traced at the caps (52 tokens, γ 16), unigram",
@@ -118,7 +119,7 @@ def measure_call(call, n: int, cold: bool) -> list[float]:
 
 
 def clear_model_caches() -> None:
-    for lang in ("en", "zh"):
+    for lang in LANGS:
         for m in load_models(lang).values():
             m.clear_caches()
 

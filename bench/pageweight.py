@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from corpus.text import LANGS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -70,8 +71,8 @@ def main() -> int:
     from tests.conftest import LiveServer
     from views.sections import ANCHORS
 
-    embeds = ([f"/embed/{lang}/specdec/" for lang in ("en", "zh")]
-              + [f"/embed/{lang}/specdec/{a}/" for lang in ("en", "zh") for a in ANCHORS])
+    embeds = ([f"/embed/{lang}/specdec/" for lang in LANGS]
+              + [f"/embed/{lang}/specdec/{a}/" for lang in LANGS for a in ANCHORS])
     with LiveServer(create_app({"RENDER_CACHE": True})) as srv, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:

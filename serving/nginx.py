@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 from jinja2 import DictLoader, Environment, StrictUndefined
+from corpus.text import LANGS
 
 HERE = Path(__file__).resolve().parent
 
@@ -58,7 +59,7 @@ def messages() -> dict[str, dict[str, str]]:
     out: dict[str, dict[str, str]] = {"specdec_msg_busy": {}, "specdec_msg_too_big": {},
                                       "specdec_allowed_upload": {}}
     with app.test_request_context():
-        for lang in ("en", "zh"):
+        for lang in LANGS:
             with force_locale(lang):
                 out["specdec_msg_busy"][lang] = _nginx_string(
                     _("The server is busy; try again in a moment."))

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from corpus.snapshot import count_arrays
-from corpus.text import tokenize
+from corpus.text import LANGS, tokenize
 
 from .ngram import DENSE_CACHE, SPARSE_CACHE, NGramModel, models_from_counts
 
@@ -52,7 +52,6 @@ DIST_CACHE_BYTES = 4 * 1024 * 1024
 # counts them: a 2 MB English text costs about 70 MB, a 2 MB Chinese one about 120 MB, a page of
 # text under 1 MB. SPECDEC_LAB_MEMORY_MB overrides.
 MEMORY_BYTES = int(os.environ.get("SPECDEC_LAB_MEMORY_MB", "320")) * 1024 * 1024
-LANGS = ("en", "zh")
 SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 # Control characters other than tab, newline, carriage return and form feed: a sign of binary data.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")

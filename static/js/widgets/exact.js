@@ -6,9 +6,9 @@
 import { svg } from "../dom.js";
 import { params } from "../state.js";
 
-const ROUNDS_MAX = params.rounds?.hi ?? 20;
+const ROUNDS_MAX = params.rounds.hi;
 const ROUNDS_START = params.rounds?.default ?? 5;
-const SEED_MAX = params.seed?.hi ?? 2147483647;
+const SEED_MAX = params.seed.hi;
 const W = 360, H = 170, BASE = 22;
 const MIN_BALL = 5;   // viewBox units (about 6 px on a laptop): smaller balls read as noise
 
