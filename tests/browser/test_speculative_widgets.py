@@ -22,7 +22,7 @@ def _settled(page):
 def test_tape_steps_add_tokens_with_the_right_marks(page, live_url):
     _load(page, f"{live_url}/embed/en/specdec/tape/?seed=3")
     _ready(page, "tape")
-    cells = page.locator("#tape .tape-cell:not(.tape-cell--context)")
+    cells = page.locator("#tape ol.tape .tape-cell:not(.tape-cell--context)")   # not the legend's samples
     assert cells.count() == 0  # reset to the context alone once the run has loaded
     run = page.evaluate("() => fetch('/api/section/tape?lang=en&seed=3').then(r => r.json())")["data"]["run"]
     same = page.evaluate("() => fetch('/api/run?lang=en&draft=bigram&gamma=4&greedy=0&rule=exact&seed=3&tokens=40').then(r => r.json())")
@@ -55,14 +55,17 @@ def test_keyboard_steps_the_draft_animation(page, live_url):
 
 
 def test_tubes_fill_and_a_wrong_rule_changes_the_readout(page, live_url):
-    _load(page, f"{live_url}/embed/en/specdec/exact/")
+    _load(page, f"{live_url}/embed/en/specdec/exact/?rounds=1")
     _ready(page, "exact")
     w = page.locator("#exact [data-widget]")
-    assert page.locator("#exact svg.tube--spec .ball").count() == 50
+    per_round = page.evaluate("() => fetch('/api/section/exact?lang=en&rounds=1').then(r => r.json())")["data"]["trials"]
+    assert page.locator("#exact svg.tube--spec .ball").count() == per_round
     w.locator("[data-act=add]").click()
     page.wait_for_function("() => document.querySelector('#exact [data-widget]').dataset.rounds === '2'")
-    assert page.locator("#exact svg.tube--spec .ball").count() == 100
-    assert page.locator("#exact svg.tube--plain .ball").count() == 100
+    # Two rounds: as many draws in each tube (drawn as balls, or as bars once there are many).
+    draws = page.evaluate("""() => [...document.querySelectorAll('#exact svg.tube')].map(t =>
+        t.dataset.draw === 'bars' ? Number(t.dataset.total) : t.querySelectorAll('.ball').length)""")
+    assert draws == [2 * per_round, 2 * per_round]
     put_in = w.locator('[data-field="tubes.speculative.put_in"]')
     assert int(put_in.inner_text()) > 0
     w.locator("select[data-param=rule]").select_option("keep-draft")

@@ -45,6 +45,7 @@ export function renderTube(svgEl, cols, which, total, t) {
   svgEl.replaceChildren(s("rect", { class: "tube-glass", x: 0.5, y: 0.5, width: W - 1, height: H - BASE }));
   const bars = d < MIN_BALL;
   svgEl.dataset.draw = bars ? "bars" : "balls";
+  svgEl.dataset.total = String(total);
   if (bars) {
     // Heights as the server draws them: fractions of the tube's tallest column or p mark.
     const top = H - BASE - 4;
