@@ -37,7 +37,7 @@ function draw(Plotly, node, a, ctx) {
     traces.push({
       x: drawn.map((r) => r.batch), y: drawn.map((r) => r.tokens_per_s), mode: "markers+text",
       name: ctx.t("measured", { name: drawn.map(measuredName).join(", ") }),
-      text: drawn.map((r) => `${measuredName(r)} ${count(r.tokens_per_s)}`), textposition: "bottom right",
+      text: drawn.map((r) => `${measuredName(r)} ${count(r.tokens_per_s)}`), textposition: "middle right",
       marker: { color: c.ink, size: 10, symbol: "diamond-open", line: { width: 2 } },
       textfont: { size: 11, color: c.ink }, cliponaxis: false, hoverinfo: "skip",
     });
