@@ -138,14 +138,12 @@ def _model_info(m: roofline.Model) -> dict:
             "kv_kb_per_token": roofline.kv_bytes_per_token(m) / _KB, "source": m.source}
 
 
-def _published(g, m, section: int, efficiency: float = 1.0) -> list[dict]:
-    """The published measurements a section draws (sim.published), each with the ideal of the
-    page's engine efficiency beside it; `matches` says whether it was measured on the chosen GPU
-    and model (then it is drawn on the chart; the others are listed only)."""
+def _published(g, m, section: int) -> list[dict]:
+    """The published measurements a section draws (sim.published); `matches` says whether it was
+    measured on the chosen GPU and model (then it is drawn on the chart; the others are listed
+    only)."""
     rows = [r for r in published.to_json(g.key, m.key) if section in r["sections"]]
     for r in rows:
-        r["ideal_at_efficiency"] = (r["ideal_tokens_per_s"] * efficiency
-                                    if r["ideal_tokens_per_s"] else None)
         # A slow-down as its source states it ("1.4x slowdown"), beside the speed-up 1/1.4.
         r["slowdown"] = 1.0 / r["speedup"] if r["speedup"] and r["speedup"] < 1.0 else None
     return rows
@@ -156,7 +154,7 @@ def _onebyone(g, m, efficiency: float = 1.0) -> dict:
     ideal = roofline.decode_step(g, m, batch=1, context=0)
     tp = roofline.tp_degree(g, m, 1, 0)
     split = roofline.decode_step(g, m, 1, 0, gpus=tp, efficiency=efficiency) if tp else None
-    rows = _published(g, m, 1, efficiency)
+    rows = _published(g, m, 1)
     # The single stream's speed shown: on one GPU when the weights fit, else on the GPUs they need.
     shown = s if s["fits"] or split is None else split
     return {
@@ -176,8 +174,6 @@ def _onebyone(g, m, efficiency: float = 1.0) -> dict:
         "published": rows,
         # Drawn beside the ideal: measured on this GPU and model.
         "drawn": [r for r in rows if r["matches"]],
-        "beats_ceiling": [r["key"] for r in rows if r["matches"] and r["tokens_per_s"]
-                          and r["tokens_per_s"] > ideal["tokens_per_s"]],
         "weight_gb": s["weight_bytes"] / _GB,
         "ms_per_token": s["ms_per_step"],
         "tokens_per_s": s["tokens_per_s"],
@@ -235,7 +231,7 @@ def _batch(g, m, batch: int, ctx: int, efficiency: float = 1.0, gpus: int = 1) -
         "fits": k["fits"],
         "max_batch": limit,
         "max_ctx": roofline.max_context(g, m, batch, gpus=gpus),
-        "published": _published(g, m, 2, efficiency),
+        "published": _published(g, m, 2),
     }
 
 
@@ -301,7 +297,7 @@ def _idle(g, m, batch: int, ctx: int, gamma: int, alpha: float, c: float,
                 gamma=gamma, alpha=alpha, c=c, **run)),
         },
         "contexts": contexts,
-        "published": _published(g, m, 9, efficiency),
+        "published": _published(g, m, 9),
     }
 
 

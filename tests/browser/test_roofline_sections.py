@@ -191,3 +191,39 @@ def test_returning_to_the_first_state_renders_it_again(page, live_url):
     _type(page, "#reader-lanes-typed", "9")
     page.wait_for_function("() => location.search === ''")
     page.wait_for_function("() => !document.querySelector('#reader .rf-more')", timeout=5000)
+
+
+# Every label of a drawing: rendered size in px, and the pairs whose boxes overlap or that leave
+# the drawing.
+LABELS = """(svg) => {
+  const box = svg.getBoundingClientRect();
+  const ts = [...svg.querySelectorAll('text')].filter((t) => t.textContent.trim());
+  const rects = ts.map((t) => t.getBoundingClientRect());
+  const out = { small: [], outside: [], overlaps: [] };
+  ts.forEach((t, i) => {
+    const px = parseFloat(getComputedStyle(t).fontSize) * box.width / svg.viewBox.baseVal.width;
+    if (px < 11) out.small.push([t.textContent.trim(), px]);
+    const r = rects[i];
+    if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1)
+      out.outside.push(t.textContent.trim());
+    for (let k = i + 1; k < ts.length; k++) {
+      const q = rects[k];
+      if (r.left < q.right - 1 && q.left < r.right - 1 && r.top < q.bottom - 1 && q.top < r.bottom - 1)
+        out.overlaps.push(`${t.textContent.trim()} / ${ts[k].textContent.trim()}`);
+    }
+  });
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("width", [390, 1280])
+def test_step_time_drawing_is_legible(browser, live_url, lang, width):
+    ctx = browser.new_context(viewport={"width": width, "height": 844}, reduced_motion="reduce")
+    pg = ctx.new_page()
+    for lanes in (1, 9, 296, 512):
+        pg.goto(f"{live_url}/embed/{lang}/specdec/reader/?model=llama-3.1-70b&lanes={lanes}")
+        pg.wait_for_selector("html[data-ready='1']", state="attached", timeout=20000)
+        labels = pg.locator("#reader .rf-stepfig svg").evaluate(LABELS)
+        assert labels == {"small": [], "outside": [], "overlaps": []}, (lanes, labels)
+    ctx.close()
