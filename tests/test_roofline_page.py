@@ -303,3 +303,12 @@ def test_takeaways_follow_the_answer(client, app):
     # And the API renders the same block for a new state.
     html_ = _api(client, "reader", "lanes=512")["html"]["takeaway"]
     assert "the arithmetic sets the pace" in _text(html_)
+
+
+def test_reader_step_time_of_a_split_model_matches_section_1(client):
+    # The 70B's single lane on the two H100s its weights need: 141.1e9 / 6.7e12 = 21.06 ms, the
+    # time section 1 quotes (one 80 GB H100 cannot hold it, so its 42.12 ms is not shown).
+    sec = _section(_page(client, "model=llama-3.1-70b&lanes=1"), "reader")
+    readouts = _live(sec, "readouts")
+    assert _fields(readouts, "reader.ms_per_step") == ["21.06"] and "split over 2 GPUs" in _text(readouts)
+    assert _fields(_section(_page(client, "model=llama-3.1-70b"), "onebyone"), "onebyone.ideal_ms_per_token")[0] == "21.1"

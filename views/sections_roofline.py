@@ -302,22 +302,25 @@ def _idle(g, m, batch: int, ctx: int, gamma: int, alpha: float, c: float,
 
 
 def _reader(g, m, n: int) -> dict:
+    """Section 11. The step time is on the GPUs the weights need (as section 1 quotes it: the 70B
+    on two 80 GB GPUs); the busy share and the lanes to keep up do not depend on their number."""
     r = roofline.lanes(g, m, n)
+    k = weight_gpus(g, m)
     return {"lanes": n, "busy": r["arithmetic_busy"], "keep_up": r["lanes_to_keep_up"],
             "keep_up_whole": r["lanes_to_keep_up_whole"], "ridge": r["ridge_ops_per_byte"],
-            "intensity": r["intensity_ops_per_byte"], "bound": r["bound"],
+            "intensity": r["intensity_ops_per_byte"], "bound": r["bound"], "gpus": k,
             # The step time: flat (one read of the weights) until the lanes keep up, then rising.
-            "idle": r["idle"], "ms_per_step": r["ms_per_step"], "ms_flat": r["ms_flat"],
+            "idle": r["idle"], "ms_per_step": r["ms_per_step"] / k, "ms_flat": r["ms_flat"] / k,
             "step_ratio": r["step_ratio"], "past_ridge": r["past_ridge"],
             # Lanes drawn in the figure; the rest are counted beside it.
             "shown": min(n, LANES_SHOWN), "more": max(0, n - LANES_SHOWN),
             "curve": {"lanes": list(LANE_STOPS),
-                      "ms_per_step": [roofline.lanes(g, m, k)["ms_per_step"] for k in LANE_STOPS],
+                      "ms_per_step": [roofline.lanes(g, m, j)["ms_per_step"] / k for j in LANE_STOPS],
                       # Where each lane count sits on a log axis from 1 to the most lanes (0..1),
                       # for the server's drawing of the step time; the lanes lit, the ridge.
-                      "at": [_log_at(k) for k in LANE_STOPS], "at_lanes": _log_at(n),
+                      "at": [_log_at(j) for j in LANE_STOPS], "at_lanes": _log_at(n),
                       "at_keep_up": _log_at(r["lanes_to_keep_up"]),
-                      "ms_max": roofline.lanes(g, m, LANE_STOPS[-1])["ms_per_step"]}}
+                      "ms_max": roofline.lanes(g, m, LANE_STOPS[-1])["ms_per_step"] / k}}
 
 
 def _log_at(n: float) -> float:
