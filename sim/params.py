@@ -298,10 +298,11 @@ from sim import roofline as _roofline  # noqa: E402
 from sim import tubes as _tubes  # noqa: E402  (section 6's starting draws)
 
 LANG = choice("lang", LANGS, "en", help="the book (and the language of messages)")
+# Section 8 reads them too: it sets its speed-up against section 1's single-stream ceiling.
 GPU = choice("gpu", tuple(_roofline.GPUS), "h100-sxm", help="a GPU preset (sim/roofline.py)",
-             sections=_ROOF)
+             sections=_ROOF + ("speedup",))
 MODEL = choice("model", tuple(_roofline.MODELS), "llama-3.1-8b", help="a model preset (sim/roofline.py)",
-               sections=_ROOF)
+               sections=_ROOF + ("speedup",))
 BATCH = int_("batch", 1, BATCH_MAX, 64, unit="streams", help="streams decoded together",
              sections=("batch", "idle", "bench"), stops=BATCH_STOPS)
 CTX = int_("ctx", 0, CTX_MAX, 4096, unit="tokens per stream", help="cached tokens per stream",

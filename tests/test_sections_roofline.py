@@ -86,7 +86,7 @@ def test_page_shows_the_state_numbers(client, app):
         ms = format_decimal(roofline.decode_step(g, m)["ms_per_step"], format="#,##0.0")
         tps = format_decimal(roofline.decode_step(g, m, 24, 16384)["tokens_per_s"], format="#,##0")
         busy = format_percent(roofline.lanes(g, m, 40)["arithmetic_busy"], format="#,##0.0%")
-    assert ms in _field(page, "onebyone.ms_per_token")
+    assert ms in _field(page, "onebyone.ideal_ms_per_token")
     assert tps in _field(page, "batch.with_cache.tokens_per_s")
     assert busy in _field(page, "reader.busy")
     assert "Llama 3.1 70B" in _field(page, "model.label")
@@ -110,11 +110,13 @@ def test_each_embed_renders_its_widget(client, anchor):
 def test_breakeven_sentence_follows_the_case(client):
     page = client.get("/en/specdec/?ctx=0&alpha=0.6").get_data(as_text=True)
     shown = re.findall(r'<span class="case" data-field="idle.breakeven_case" data-fmt="case">', page)
-    assert len(shown) == 2  # one sentence in the prose, one readout in the widget: only the case that holds
-    assert "streams on, it makes decoding slower" in page and "never: pays at every batch" not in page
+    # One sentence in the prose, one readout in the widget, one phrase in the takeaway: only the
+    # case that holds.
+    assert len(shown) == 3
+    assert "streams on, it makes decoding slower" in page and "nowhere within memory" not in page
     assert "113" in _field(page, "idle.breakeven")
     page = client.get("/en/specdec/?ctx=4096").get_data(as_text=True)
-    assert "never: pays at every batch" in page and "streams on, it makes decoding slower" not in page
+    assert "nowhere within memory" in page and "streams on, it makes decoding slower" not in page
 
 
 def test_chinese_page_renders(client):
@@ -170,8 +172,12 @@ def test_capacity_for_a_model_that_does_not_fit():
     # On two H100s the 141.1 GB read takes 141.1e9 / 6.7e12 = 21.06 ms: 47.5 tokens/s.
     assert d["onebyone"]["tp_tokens_per_s"] == pytest.approx(2 * d["onebyone"]["tokens_per_s"])
     assert round(d["onebyone"]["tp_tokens_per_s"], 1) == 47.5
-    assert d["idle"]["curve"]["n_fit"] == 0 and d["idle"]["curve"]["at_limit"] is None
+    # Sections 2 and 9 split it over those two GPUs; without caches nothing else limits the batch.
+    assert d["idle"]["gpus"] == d["batch"]["gpus"] == cap["gpus"] == 2
+    assert d["idle"]["curve"]["n_fit"] == 20 and d["idle"]["curve"]["max_batch"] is None
     assert "evenly" in cap["tp_assumes"]
+    # On one GPU not even one stream would fit (the weights alone overflow it).
+    assert cap["max_batch_at_ctx"] == 0
 
 
 def test_published_points_and_engine_efficiency():

@@ -5,13 +5,16 @@ from __future__ import annotations
 from flask_babel import gettext as _
 
 from sim import roofline
+from views.format import num
 
 
 def choice_labels() -> dict[str, dict[str, str]]:
     drafts = {"bigram": _("bigram: reads the token before"), "unigram": _("unigram: reads nothing"),
               "trigram": _("trigram: the target itself")}
     return {
-        "gpu": {k: g.label for k, g in roofline.GPUS.items()},
+        # Each GPU with its memory (as its datasheet prints it, GB of 10^9 bytes: sim.roofline).
+        "gpu": {k: _("%(gpu)s · %(gb)s GB", gpu=g.label, gb=num(g.memory / 1e9, 0))
+                for k, g in roofline.GPUS.items()},
         "model": {k: m.label for k, m in roofline.MODELS.items()},
         "draft": drafts,
         "tdraft": drafts,

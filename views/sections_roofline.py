@@ -7,10 +7,17 @@
 Memory capacity (issue 12): every curve over batch carries `fits` (one bool per stop), `n_fit`
 (how many of its first stops fit: draw only those) and `max_batch` (the limit to mark; None when
 memory sets none, i.e. no cache); `capacity` says whether the state's streams fit one GPU and how
-many GPUs the model needs split by tensor parallelism. `published` holds real engines' figures
-(sim.published) to draw beside the ideal.
+many GPUs the model needs split by tensor parallelism. A model whose weights do not fit one GPU
+(Llama 3.1 70B on an 80 GB GPU) is shown split over the fewest GPUs that hold them (`gpus`, the
+tensor-parallel size of sim.roofline.tp_degree): sections 2 and 9 draw their curves on those GPUs,
+and end them where the streams stop fitting there. Speed-ups do not depend on the number of GPUs
+(every time divides by it), so only speeds and limits change. `published` holds real engines'
+figures (sim.published) to draw beside the ideal; `efficiency` (the page's `eff`) scales every
+speed of sections 1, 2 and 9 and none of their speed-ups.
 """
 from __future__ import annotations
+
+import math
 
 from sim import published, roofline
 
@@ -22,6 +29,9 @@ DEFAULTS["alpha"] = 0.6   # where nothing is measured (the API's default)
 # Section 9's second chart: speed-up against batch at these contexts (tokens per stream), from
 # weights only to Llama 3.1's 128K window, to show long contexts bringing the gain back.
 IDLE_CONTEXTS = (0, 1024, 4096, 32768)
+
+# Section 11 draws this many lanes; the rest are counted beside the drawing ("+ N more lanes").
+LANES_SHOWN = 16
 
 _GB = 1e9
 _KB = 1e3
@@ -70,10 +80,18 @@ def _limit_point(g, m, ctx: int, limit: int | None, keys: dict, **spec) -> dict 
     return {"batch": limit, **{k: row[v] for k, v in keys.items()}}
 
 
+def weight_gpus(g, m) -> int:
+    """The GPUs the page splits a model over: the fewest that hold its weights, as tensor
+    parallelism splits them (1 when one GPU holds them)."""
+    return roofline.tp_degree(g, m, 1, 0) or roofline.gpus_needed(g, m, 1, 0)
+
+
 def _capacity(g, m, batch: int, ctx: int) -> dict:
     f = roofline.fits(g, m, batch, ctx)
     tp = roofline.tp_degree(g, m, batch, ctx)
     tp_w = roofline.tp_degree(g, m, 1, 0)
+    n = weight_gpus(g, m)
+    on = roofline.fits(g, m, batch, ctx, gpus=n)
     return {
         "memory_gb": g.memory / _GB,
         "unit": roofline.MEMORY_UNIT,
@@ -89,7 +107,28 @@ def _capacity(g, m, batch: int, ctx: int) -> dict:
         "max_batch_at_ctx": roofline.max_batch(g, m, ctx),          # None: no cache, no limit
         "max_ctx_at_batch": roofline.max_context(g, m, batch),      # None: weights do not fit
         "max_batch_at_ctx_tp": roofline.max_batch(g, m, ctx, gpus=tp) if tp else None,
+        # On the GPUs the page splits the model over (the weights' own, `gpus`).
+        "gpus": n, "memory_gb_on_gpus": g.memory * n / _GB,
+        "fits_on_gpus": on["fits"], "share_on_gpus": on["share"],
+        "weights_gb": f["weight_bytes"] / _GB, "kv_gb": f["kv_bytes"] / _GB,
+        "max_batch_on_gpus": roofline.max_batch(g, m, ctx, gpus=n),
+        "max_ctx_on_gpus": roofline.max_context(g, m, batch, gpus=n),
     }
+
+
+def _presets(m) -> list[dict]:
+    """Every GPU preset's memory and bandwidth, and how many of it the model's weights need."""
+    return [{"key": g.key, "label": g.label, "memory_gb": g.memory / _GB,
+             "bandwidth_tb_s": g.bandwidth / 1e12, "weights_fit": roofline.fits(g, m, 0, 0)["fits"],
+             "gpus": weight_gpus(g, m), "tp": roofline.tp_degree(g, m, 1, 0)}
+            for g in roofline.GPUS.values()]
+
+
+def _engine(efficiency: float) -> dict:
+    """The engine efficiency in use (1.0: the ideal) and the one a published engine measured."""
+    return {"efficiency": efficiency, "ideal": efficiency == 1.0,
+            # The share a published plain engine reached (SGLang, H100, 8B, batch 1).
+            "measured": published.engine_efficiency(), "measured_key": "sglang-8b-h100"}
 
 
 def _model_info(m: roofline.Model) -> dict:
@@ -99,19 +138,42 @@ def _model_info(m: roofline.Model) -> dict:
             "kv_kb_per_token": roofline.kv_bytes_per_token(m) / _KB, "source": m.source}
 
 
+def _published(g, m, section: int) -> list[dict]:
+    """The published measurements a section draws (sim.published); `matches` says whether it was
+    measured on the chosen GPU and model (then it is drawn on the chart; the others are listed
+    only)."""
+    rows = [r for r in published.to_json(g.key, m.key) if section in r["sections"]]
+    for r in rows:
+        # A slow-down as its source states it ("1.4x slowdown"), beside the speed-up 1/1.4.
+        r["slowdown"] = 1.0 / r["speedup"] if r["speedup"] and r["speedup"] < 1.0 else None
+    return rows
+
+
 def _onebyone(g, m, efficiency: float = 1.0) -> dict:
     s = roofline.decode_step(g, m, batch=1, context=0, efficiency=efficiency)
+    ideal = roofline.decode_step(g, m, batch=1, context=0)
     tp = roofline.tp_degree(g, m, 1, 0)
     split = roofline.decode_step(g, m, 1, 0, gpus=tp, efficiency=efficiency) if tp else None
+    rows = _published(g, m, 1)
+    # The single stream's speed shown: on one GPU when the weights fit, else on the GPUs they need.
+    shown = s if s["fits"] or split is None else split
     return {
         "fits": s["fits"],
         # Split by tensor parallelism over the GPUs the weights need (1 when they fit one).
         "tp": tp,
         "tp_ms_per_token": split["ms_per_step"] if split else None,
         "tp_tokens_per_s": split["tokens_per_s"] if split else None,
+        "gpus": shown["gpus"],
+        "shown_ms_per_token": shown["ms_per_step"],
+        "shown_tokens_per_s": shown["tokens_per_s"],
+        # The roofline's ceiling without an engine's losses (the same as tokens_per_s at eff 1).
+        "ideal_tokens_per_s": ideal["tokens_per_s"] * shown["gpus"],
+        "ideal_ms_per_token": ideal["ms_per_step"] / shown["gpus"],
         # A step reads one row of the input embedding, not the table (the Frontier note).
         "embedding_row": _embedding(g, m),
-        "published": [r for r in published.to_json(g.key, m.key) if 1 in r["sections"]],
+        "published": rows,
+        # Drawn beside the ideal: measured on this GPU and model.
+        "drawn": [r for r in rows if r["matches"]],
         "weight_gb": s["weight_bytes"] / _GB,
         "ms_per_token": s["ms_per_step"],
         "tokens_per_s": s["tokens_per_s"],
@@ -128,27 +190,32 @@ def _embedding(g, m) -> dict:
     e = roofline.embedding_row(g, m)
     return {"embedding_gb": e["embedding_bytes"] / _GB, "unread_gb": e["unread_bytes"] / _GB,
             "gb_read": e["bytes_read"] / _GB, "ms_per_token": e["ms_per_token"],
-            "tokens_per_s": e["tokens_per_s"], "tied": m.tied}
+            "tokens_per_s": e["tokens_per_s"], "tied": m.tied,
+            "saved": 1.0 - e["bytes_read"] / e["bytes_simple"]}
 
 
-def _batch(g, m, batch: int, ctx: int, efficiency: float = 1.0) -> dict:
-    w = roofline.decode_step(g, m, batch=batch, context=0, efficiency=efficiency)
-    k = roofline.decode_step(g, m, batch=batch, context=ctx, efficiency=efficiency)
-    curve_w = roofline.batch_curve(g, m, 0, BATCH_STOPS, efficiency=efficiency)
-    curve_k = roofline.batch_curve(g, m, ctx, BATCH_STOPS, efficiency=efficiency)
+def _batch(g, m, batch: int, ctx: int, efficiency: float = 1.0, gpus: int = 1) -> dict:
+    """Section 2 on `gpus` GPUs (the weights' own: 1 unless they do not fit one)."""
+    run = {"gpus": gpus, "efficiency": efficiency}
+    w = roofline.decode_step(g, m, batch=batch, context=0, **run)
+    k = roofline.decode_step(g, m, batch=batch, context=ctx, **run)
+    curve_w = roofline.batch_curve(g, m, 0, BATCH_STOPS, **run)
+    curve_k = roofline.batch_curve(g, m, ctx, BATCH_STOPS, **run)
+    limit = roofline.max_batch(g, m, ctx, gpus=gpus)
     # Throughput once the arithmetic, not the reading, sets the time: peak / (2 * params).
-    ceiling = g.peak_flops / (roofline.FLOPS_PER_PARAM * m.params)
+    ceiling = g.peak_flops * gpus * efficiency / (roofline.FLOPS_PER_PARAM * m.params)
     return {
-        "batch": batch, "ctx": ctx,
+        "batch": batch, "ctx": ctx, "gpus": gpus, "efficiency": efficiency,
         "weights_gb": w["weight_bytes"] / _GB,
         "kv_gb": k["kv_bytes"] / _GB,
         "total_gb": k["bytes_per_step"] / _GB,
         "kv_share": k["kv_bytes"] / k["bytes_per_step"],
         "stream_kv_gb": ctx * k["kv_bytes_per_token"] / _GB,
+        "memory_gb": k["memory_bytes"] / _GB,
         "weights_only": {"tokens_per_s": w["tokens_per_s"], "ms_per_step": w["ms_per_step"],
                          "busy": w["arithmetic_busy"], "bound": w["bound"],
                          "speedup_vs_one": w["tokens_per_s"] / roofline.decode_step(
-                             g, m, 1, 0, efficiency=efficiency)["tokens_per_s"]},
+                             g, m, 1, 0, **run)["tokens_per_s"]},
         "with_cache": {"tokens_per_s": k["tokens_per_s"], "ms_per_step": k["ms_per_step"],
                        "busy": k["arithmetic_busy"], "bound": k["bound"]},
         "ceiling_tokens_per_s": ceiling,
@@ -156,38 +223,45 @@ def _batch(g, m, batch: int, ctx: int, efficiency: float = 1.0) -> dict:
             "batches": list(BATCH_STOPS),
             "weights_only": [r["tokens_per_s"] for r in curve_w],
             "with_cache": [r["tokens_per_s"] for r in curve_k],
-            # Where each curve ends (the streams stop fitting one GPU).
-            "weights_only_fit": _fit(curve_w, roofline.max_batch(g, m, 0)),
-            "with_cache_fit": _fit(curve_k, roofline.max_batch(g, m, ctx), _limit_point(
-                g, m, ctx, roofline.max_batch(g, m, ctx), {"with_cache": "tokens_per_s"},
-                efficiency=efficiency)),
+            # Where each curve ends (the streams stop fitting the GPUs).
+            "weights_only_fit": _fit(curve_w, roofline.max_batch(g, m, 0, gpus=gpus)),
+            "with_cache_fit": _fit(curve_k, limit, _limit_point(
+                g, m, ctx, limit, {"with_cache": "tokens_per_s"}, **run)),
         },
         "fits": k["fits"],
-        "max_batch": roofline.max_batch(g, m, ctx),
-        "max_ctx": roofline.max_context(g, m, batch),
-        "published": [r for r in published.to_json(g.key, m.key) if 2 in r["sections"]],
+        "max_batch": limit,
+        "max_ctx": roofline.max_context(g, m, batch, gpus=gpus),
+        "published": _published(g, m, 2),
     }
 
 
 def _idle(g, m, batch: int, ctx: int, gamma: int, alpha: float, c: float,
-          efficiency: float = 1.0) -> dict:
-    s = roofline.speculative(g, m, batch, ctx, gamma, alpha, c, efficiency=efficiency)
+          efficiency: float = 1.0, gpus: int = 1) -> dict:
+    """Section 9 on `gpus` GPUs (the weights' own). Speed-ups, break-even batches and the best γ
+    do not depend on the GPUs or the efficiency (every time divides by both); speeds and where
+    the streams stop fitting do."""
+    run = {"gpus": gpus, "efficiency": efficiency}
+    s = roofline.speculative(g, m, batch, ctx, gamma, alpha, c, **run)
     best_g, best_s = roofline.best_gamma(g, m, batch, ctx, alpha, c)
-    curve = roofline.batch_curve(g, m, ctx, BATCH_STOPS, gamma=gamma, alpha=alpha, c=c,
-                                 efficiency=efficiency)
+    curve = roofline.batch_curve(g, m, ctx, BATCH_STOPS, gamma=gamma, alpha=alpha, c=c, **run)
+    limit = roofline.max_batch(g, m, ctx, gpus=gpus)
     contexts = []
     for t in IDLE_CONTEXTS:
-        rows = roofline.batch_curve(g, m, t, BATCH_STOPS, gamma=gamma, alpha=alpha, c=c)
-        limit = roofline.max_batch(g, m, t)
-        contexts.append({"ctx": t, "speedup": [r["speedup"] for r in rows],
-                         "never": roofline.breakeven_batch(g, m, t, gamma, alpha, c) is None,
-                         "breakeven": roofline.breakeven_batch(g, m, t, gamma, alpha, c),
-                         **_fit(rows, limit, _limit_point(g, m, t, limit, {"speedup": "speedup"},
-                                                          gamma=gamma, alpha=alpha, c=c))})
+        rows = roofline.batch_curve(g, m, t, BATCH_STOPS, gamma=gamma, alpha=alpha, c=c, gpus=gpus)
+        lim = roofline.max_batch(g, m, t, gpus=gpus)
+        be = roofline.breakeven_batch(g, m, t, gamma, alpha, c)
+        contexts.append({"ctx": t, "speedup": [r["speedup"] for r in rows], "breakeven": be,
+                         "never": be is None,
+                         # The break-even batch is only reached if that many streams fit.
+                         "breakeven_fits": be is not None and (lim is None or be <= lim),
+                         **_fit(rows, lim, _limit_point(g, m, t, lim, {"speedup": "speedup"},
+                                                        gamma=gamma, alpha=alpha, c=c, gpus=gpus))})
     la, lg = PAPERS["leviathan_alpha"], PAPERS["leviathan_gamma"]
     breakeven = roofline.breakeven_batch(g, m, ctx, gamma, alpha, c)
+    breakeven_fits = breakeven is not None and (limit is None or breakeven <= limit)
     return {
         "batch": batch, "ctx": ctx, "gamma": gamma, "alpha": alpha, "c": c,
+        "gpus": gpus, "efficiency": efficiency,
         "tokens_per_s_plain": s["tokens_per_s_plain"],
         "tokens_per_s_spec": s["tokens_per_s_spec"],
         "speedup": s["speedup"],
@@ -199,17 +273,18 @@ def _idle(g, m, batch: int, ctx: int, gamma: int, alpha: float, c: float,
         "extra_arithmetic": s["extra_arithmetic"],
         "breakeven": breakeven,
         # Which sentence describes the break-even batch: it pays at every batch ("always"),
-        # not even for one stream ("never"), or up to some batch ("from").
-        "breakeven_case": "always" if breakeven is None else "never" if breakeven <= 1 else "from",
+        # not even for one stream ("never"), up to some batch ("from"), or up to a batch beyond
+        # the streams that fit ("beyond": it pays at every batch that fits).
+        "breakeven_case": ("always" if breakeven is None else "never" if breakeven <= 1
+                           else "from" if breakeven_fits else "beyond"),
         "best_gamma": best_g,
         "best_speedup": best_s,
         # The same, with the search's edges named: {"gamma", "speedup", "edge": None | "rising"
         # (still rising at γ 16) | "plain" (γ 0: no γ ≥ 1 beats plain decoding)}.
         "best": roofline.best_gamma_edge(g, m, batch, ctx, alpha, c),
         "fits": s["fits"],
-        # The break-even batch is only reached if that many streams fit.
-        "breakeven_fits": breakeven is not None and (
-            roofline.max_batch(g, m, ctx) is None or breakeven <= roofline.max_batch(g, m, ctx)),
+        "max_batch": limit,
+        "breakeven_fits": breakeven_fits,
         # Leviathan et al.'s worked example, from the same formulas (c = 0: draft left out).
         "leviathan_extra": roofline.extra_arithmetic(la, lg),
         "leviathan_speed": roofline.expected_tokens(la, lg),
@@ -217,26 +292,40 @@ def _idle(g, m, batch: int, ctx: int, gamma: int, alpha: float, c: float,
             "batches": list(BATCH_STOPS),
             "plain": [r["tokens_per_s"] for r in curve],
             "spec": [r["tokens_per_s_spec"] for r in curve],
-            **_fit(curve, roofline.max_batch(g, m, ctx), _limit_point(
-                g, m, ctx, roofline.max_batch(g, m, ctx),
+            **_fit(curve, limit, _limit_point(
+                g, m, ctx, limit,
                 {"plain": "tokens_per_s", "spec": "tokens_per_s_spec", "speedup": "speedup"},
-                gamma=gamma, alpha=alpha, c=c, efficiency=efficiency)),
+                gamma=gamma, alpha=alpha, c=c, **run)),
         },
         "contexts": contexts,
-        "published": [r for r in published.to_json(g.key, m.key) if 9 in r["sections"]],
+        "published": _published(g, m, 9),
     }
 
 
 def _reader(g, m, n: int) -> dict:
+    """Section 11. The step time is on the GPUs the weights need (as section 1 quotes it: the 70B
+    on two 80 GB GPUs); the busy share and the lanes to keep up do not depend on their number."""
     r = roofline.lanes(g, m, n)
+    k = weight_gpus(g, m)
     return {"lanes": n, "busy": r["arithmetic_busy"], "keep_up": r["lanes_to_keep_up"],
             "keep_up_whole": r["lanes_to_keep_up_whole"], "ridge": r["ridge_ops_per_byte"],
-            "intensity": r["intensity_ops_per_byte"], "bound": r["bound"],
+            "intensity": r["intensity_ops_per_byte"], "bound": r["bound"], "gpus": k,
             # The step time: flat (one read of the weights) until the lanes keep up, then rising.
-            "idle": r["idle"], "ms_per_step": r["ms_per_step"], "ms_flat": r["ms_flat"],
+            "idle": r["idle"], "ms_per_step": r["ms_per_step"] / k, "ms_flat": r["ms_flat"] / k,
             "step_ratio": r["step_ratio"], "past_ridge": r["past_ridge"],
+            # Lanes drawn in the figure; the rest are counted beside it.
+            "shown": min(n, LANES_SHOWN), "more": max(0, n - LANES_SHOWN),
             "curve": {"lanes": list(LANE_STOPS),
-                      "ms_per_step": [roofline.lanes(g, m, k)["ms_per_step"] for k in LANE_STOPS]}}
+                      "ms_per_step": [roofline.lanes(g, m, j)["ms_per_step"] / k for j in LANE_STOPS],
+                      # Where each lane count sits on a log axis from 1 to the most lanes (0..1),
+                      # for the server's drawing of the step time; the lanes lit, the ridge.
+                      "at": [_log_at(j) for j in LANE_STOPS], "at_lanes": _log_at(n),
+                      "at_keep_up": _log_at(r["lanes_to_keep_up"]),
+                      "ms_max": roofline.lanes(g, m, LANE_STOPS[-1])["ms_per_step"] / k}}
+
+
+def _log_at(n: float) -> float:
+    return min(1.0, math.log(n) / math.log(LANE_STOPS[-1]))
 
 
 def _selfdraft(g, m) -> dict:
@@ -250,23 +339,24 @@ def compute(gpu: str = "h100-sxm", model: str = "llama-3.1-8b", batch: int = 64,
             c: float = 0.1, efficiency: float = 1.0) -> dict:
     """Everything the five sections show, for one validated state. ``efficiency`` (a share of
     the roofline's speed, 1.0 = the ideal) scales the speeds of sections 1, 2 and 9; off by
-    default, and the speed-ups do not change with it."""
+    default, and the speed-ups do not change with it. Sections 2 and 9 run on the GPUs the
+    weights need (`weight_gpus`)."""
     g, m = roofline.GPUS[gpu], roofline.MODELS[model]
+    n = weight_gpus(g, m)
     return {
         "state": {"gpu": gpu, "model": model, "batch": batch, "ctx": ctx, "lanes": lanes,
                   "gamma": gamma, "alpha": alpha, "c": c},
         "gpu": _gpu_info(g),
         "model": _model_info(m),
         "onebyone": _onebyone(g, m, efficiency),
-        "batch": _batch(g, m, batch, ctx, efficiency),
-        "idle": _idle(g, m, batch, ctx, gamma, alpha, c, efficiency),
+        "batch": _batch(g, m, batch, ctx, efficiency, n),
+        "idle": _idle(g, m, batch, ctx, gamma, alpha, c, efficiency, n),
         "reader": _reader(g, m, lanes),
         "selfdraft": _selfdraft(g, m),
         "papers": PAPERS,
         "capacity": _capacity(g, m, batch, ctx),
-        "engine": {"efficiency": efficiency,
-                   # The share a published plain engine reached (SGLang, H100, 8B, batch 1).
-                   "measured": published.engine_efficiency(), "measured_key": "sglang-8b-h100"},
+        "presets": _presets(m),
+        "engine": _engine(efficiency),
         "published": published.to_json(gpu, model),
     }
 
@@ -290,12 +380,16 @@ def _picked(v: dict):
 
 def onebyone(lang: str, v: dict) -> dict:
     g, m, out = _picked(v)
-    return {**out, "onebyone": _onebyone(g, m)}
+    return {**out, "onebyone": _onebyone(g, m, v["eff"]), "capacity": _capacity(g, m, 1, 0),
+            "presets": _presets(m), "engine": _engine(v["eff"])}
 
 
 def batch(lang: str, v: dict) -> dict:
     g, m, out = _picked(v)
-    return {**out, "batch": {**_batch(g, m, v["batch"], v["ctx"]), "ridge": roofline.ridge_ops_per_byte(g)}}
+    n = weight_gpus(g, m)
+    return {**out, "batch": {**_batch(g, m, v["batch"], v["ctx"], v["eff"], n),
+                             "ridge": roofline.ridge_ops_per_byte(g)},
+            "capacity": _capacity(g, m, v["batch"], v["ctx"]), "engine": _engine(v["eff"])}
 
 
 def idle(lang: str, v: dict) -> dict:
@@ -303,8 +397,11 @@ def idle(lang: str, v: dict) -> dict:
     from views.sections_speculative import measured_alpha
     g, m, out = _picked(v)
     alpha = measured_alpha(lang, v) if v["alpha"] is None else v["alpha"]
+    n = weight_gpus(g, m)
     return {**out, "measured": v["alpha"] is None,
-            "idle": _idle(g, m, v["batch"], v["ctx"], v["gamma"], alpha, v["c"]), "papers": PAPERS}
+            "idle": _idle(g, m, v["batch"], v["ctx"], v["gamma"], alpha, v["c"], v["eff"], n),
+            "capacity": _capacity(g, m, v["batch"], v["ctx"]), "engine": _engine(v["eff"]),
+            "papers": PAPERS}
 
 
 def selfdraft(lang: str, v: dict) -> dict:

@@ -332,18 +332,40 @@ def alpha(lang: str, v: dict) -> dict:
     }
 
 
+def _ceiling(gpu: str, model: str, th: dict) -> dict:
+    """Section 1's single-stream ceiling for the page's GPU and model (on the GPUs the weights
+    need), and what the section's speed-ups make of it: one stream past the ceiling that memory
+    bandwidth sets on plain decoding, as Chen et al. measured."""
+    from sim import roofline
+    from views.sections_roofline import weight_gpus
+    g, m = roofline.GPUS[gpu], roofline.MODELS[model]
+    n = weight_gpus(g, m)
+    tps = roofline.decode_step(g, m, 1, 0, gpus=n)["tokens_per_s"]
+    chen = next(p for p in PAPERS if p["key"] == "chinchilla")
+    return {"gpu": g.label, "model": m.label, "gpus": n, "tokens_per_s": tps,
+            "spec_tokens_per_s": tps * th["speedup"], "beats": th["speedup"] > 1.0,
+            "best_tokens_per_s": tps * th["best"]["speedup"],
+            # Chen et al.'s target alone: 14.1 ms a token, 70.9 tokens/s; at their best 2.46×.
+            "chen_plain_tokens_per_s": 1e3 / chen["target_ms"],
+            "chen_spec_tokens_per_s": 1e3 / chen["target_ms"] * chen["high"]}
+
+
 def speedup(lang: str, v: dict) -> dict:
     measured = measured_alpha(lang, v)
     used = measured if v["alpha"] is None else v["alpha"]
-    return {"measured": measured, "pinned": v["alpha"] is not None,
-            "theory": theory_json(used, v["gamma"], v["c"])}
+    th = theory_json(used, v["gamma"], v["c"])
+    return {"measured": measured, "pinned": v["alpha"] is not None, "theory": th,
+            "ceiling": _ceiling(v["gpu"], v["model"], th)}
 
 
 def bench(lang: str, v: dict) -> dict:
     from sim import roofline
     run = _run(lang, v, BENCH_RUN_TOKENS)
     a = min(1.0, max(0.0, float(run["alpha"] or 0.0)))
-    paper = roofline.speculative(v["gpu"], v["model"], v["batch"], v["ctx"], v["gamma"], a, v["c"])
+    # At the page's engine efficiency (1.0, the ideal, unless `eff` is set): speeds scale, the
+    # speed-up does not.
+    paper = roofline.speculative(v["gpu"], v["model"], v["batch"], v["ctx"], v["gamma"], a, v["c"],
+                                 efficiency=v["eff"])
     return {"run": run, "tape": _tape(run), "most": v["gamma"] + 1, "draft_name": draft_name(v["draft"]),
             # The gauges of the last pass, for the first view without scripts.
             "last_pass": len(run["steps"]), "last_step": run["steps"][-1],

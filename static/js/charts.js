@@ -86,3 +86,27 @@ export function countHover(ys) {
 }
 
 export const PLOT_CONFIG = { displayModeBar: false, responsive: true, scrollZoom: false };
+
+// A curve over batch cut where the streams stop fitting in memory (issue 12): its first n_fit
+// stops, then the point at the limit itself (`fit.at_limit[key]`), so the line ends exactly there.
+export function upToLimit(xs, ys, fit, key) {
+  if (!fit) return { x: xs, y: ys };
+  const x = xs.slice(0, fit.n_fit);
+  const y = ys.slice(0, fit.n_fit);
+  if (fit.at_limit && fit.at_limit.batch > (x[x.length - 1] ?? 0)) {
+    x.push(fit.at_limit.batch);
+    y.push(fit.at_limit[key]);
+  }
+  return { x, y };
+}
+
+// The memory's limit on a chart over batch: an upright line at `batch` and its label.
+export function limitMark(batch, text, colour) {
+  return {
+    shape: { type: "line", x0: batch, x1: batch, yref: "paper", y0: 0, y1: 1,
+             line: { color: colour, width: 2 } },
+    annotation: { x: Math.log10(batch), y: 0.98, yref: "paper", yanchor: "top", text, showarrow: false,
+                  xanchor: batch > 64 ? "right" : "left", xshift: batch > 64 ? -4 : 4,
+                  font: { color: colour, size: 12 }, bgcolor: "rgba(255,255,255,0.8)" },
+  };
+}

@@ -2,7 +2,16 @@
 // the section's live text (sections.js); this only counts the sweeps.
 import { num } from "../format.js";
 
+// The engine efficiency's two presets (the ideal, and the share SGLang measured) set the state;
+// the slider beside them is bound like every control (controls.js).
+function bindEfficiency(el, ctx) {
+  for (const b of el.querySelectorAll("[data-act^='eff-']")) {
+    b.addEventListener("click", () => ctx.state.set({ eff: Number(b.dataset.eff) }));
+  }
+}
+
 export function mount(el, ctx) {
+  bindEfficiency(el, ctx);
   const sweep = el.querySelector(".rf-sweep");
   const out = el.querySelector('[data-out="tokens"]');
   if (ctx.reducedMotion || !sweep) {

@@ -3,14 +3,27 @@
 // draws the plotly chart and keeps the α slider on the measured value until the reader moves it.
 import { lazyChart, colours, PLOT_CONFIG } from "../charts.js";
 
+// The star marks the best γ; at the search's edges it says so: still rising at the largest γ,
+// or none at all when plain decoding (γ = 0) is fastest.
+function bestMark(th, ctx, c) {
+  const best = th.best;
+  if (best.edge === "plain") {
+    return { x: [th.curve.gamma[0]], y: [1], mode: "text", text: [ctx.t("plain")], textposition: "top right",
+             cliponaxis: false, hoverinfo: "skip", name: ctx.t("plain"), textfont: { color: c.ink } };
+  }
+  return { x: [best.gamma], y: [best.speedup], mode: "markers+text", name: ctx.t("best"),
+           text: [best.edge === "rising" ? ctx.t("rising") : ctx.t("best")],
+           textposition: best.edge === "rising" ? "top left" : "top center", cliponaxis: false,
+           marker: { size: 13, color: c.ink, symbol: "star" }, hoverinfo: "skip" };
+}
+
 function plot(Plotly, node, a, ctx) {
   const th = a.theory;
   const c = colours();
   Plotly.react(node, [
     { x: th.curve.gamma, y: th.curve.speedup, mode: "lines+markers", name: ctx.t("curve"), line: { color: c.accent },
       hovertemplate: "γ = %{x}: %{y:.2f}×<extra></extra>" },
-    { x: [th.best_gamma], y: [th.best_speedup], mode: "markers+text", name: ctx.t("best"), text: [ctx.t("best")],
-      textposition: "top center", cliponaxis: false, marker: { size: 13, color: c.ink, symbol: "star" }, hoverinfo: "skip" },
+    bestMark(th, ctx, c),
     { x: [th.gamma], y: [th.speedup], mode: "markers", name: ctx.t("yours"),
       marker: { size: 11, color: "rgba(0,0,0,0)", line: { color: c.accent, width: 2.5 } }, hoverinfo: "skip" },
   ], {
