@@ -193,11 +193,16 @@ def test_numbers_in_live_text_are_marked_fields(client, lang, anchor):
         for block in soup.select(f"#{anchor} [data-live]"):
             for f in block.select("[data-field], .math"):   # fields, and formulas' constants
                 f.decompose()
-            out[block["data-live"]] = sorted(re.findall(r"\d+(?:[.,]\d+)*", block.get_text(" ")))
+            text = " ".join(block.get_text(" ").split())
+            # The words without their numbers: where a state writes other sentences (a note that
+            # the streams do not fit), the two are not compared.
+            out[block["data-live"]] = (re.sub(r"\d+(?:[.,]\d+)*", "#", text),
+                                       sorted(re.findall(r"\d+(?:[.,]\d+)*", text)))
         return out
     # Numbers change, the choices do not (so the same sentences are written in both).
     numbers = {"batch": 96, "ctx": 8192, "lanes": 13, "gamma": 7, "seed": 5, "c": 0.37, "alpha": 0.71,
                "rounds": 3, "eff": 0.8}
     a, b = (bare(client.get(f"/embed/{lang}/specdec/{anchor}/?" + "&".join(f"{k}={v}" for k, v in st.items()))
                  .get_data(as_text=True)) for st in ({}, numbers))
-    assert {k: v for k, v in a.items() if b.get(k) != v} == {}, {k: b.get(k) for k, v in a.items() if b.get(k) != v}
+    differ = {k: (v[1], b[k][1]) for k, v in a.items() if k in b and v[0] == b[k][0] and v[1] != b[k][1]}
+    assert differ == {}, differ
