@@ -83,8 +83,8 @@ def test_speedup_prose_and_widget_agree(page, live_url):
     m = re.search(r"best is γ = (\d+), (\d+\.\d+) times as fast; your γ = \d+ gives (\d+\.\d+)", prose)
     assert m, prose
     w = page.locator("#speedup [data-widget] .spec-readout")
-    assert w.locator('[data-field="theory.best_gamma"]').inner_text() == m.group(1)
-    assert w.locator('[data-field="theory.best_speedup"]').inner_text() == f"{m.group(2)}×"
+    assert w.locator('[data-field="theory.best.gamma"]').inner_text() == m.group(1)
+    assert w.locator('[data-field="theory.best.speedup"]').inner_text() == f"{m.group(2)}×"
     assert w.locator('[data-field="theory.speedup"]').inner_text() == f"{m.group(3)}×"
 
 
