@@ -158,7 +158,7 @@ def add_tree_cli(sub) -> None:
         arg(p, _CONTEXT.but(help="tokens separated by spaces (default: chosen from the data)"))
     arg(r, k.but(default=2))
     arg(r, d.but(default=3))
-    arg(r, P.SHAPE)
+    arg(r, P.SHAPE.but(default="kary"))
     arg(r, P.TREE_N)
     arg(r, P.GREEDY)
     arg(r, P.TOKENS)

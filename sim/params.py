@@ -360,9 +360,9 @@ TREE_N = int_("n", 1, TREE_N_MAX, 8, unit="guesses", help="node budget: guesses 
               sections=_trees("pass", "budget"))
 TREE_K = int_("k", 1, TREE_K_MAX, 4, help="children per node at most (EAGLE-2: its top-k)",
               sections=_trees("pass", "budget"))
-TREE_D = int_("d", 1, TREE_D_MAX, 6, unit="levels", help="depth limit of the tree",
+TREE_D = int_("d", 1, TREE_D_MAX, 5, unit="levels", help="depth limit of the tree",
               sections=_trees("pass", "budget"))
-SHAPE = choice("shape", SHAPES, "kary", help="the tree each pass (sim.tree.plan)", sections=_trees("pass"))
+SHAPE = choice("shape", SHAPES, "best", help="the tree each pass (sim.tree.plan)", sections=_trees("pass"))
 SAMPLING = choice("sampling", SAMPLINGS, "wor", help="how the draft fills a node's children",
                   sections=_trees("pass", "tubes"))
 TRULE = choice("trule", TREE_RULES, "sequoia", help="the tree's check (exact ones and wrong ones)",
