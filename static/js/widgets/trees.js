@@ -235,7 +235,7 @@ export function mount(el, ctx) {
   let at = 0;
 
   const draw = () => {
-    if (!pa) return;
+    if (!pa || !treeSvg) return;
     const pass = pa.pass;
     const view = viewAt(pass, at);
     drawTree(treeSvg, { pass, t, rootLabel: pa.context.length ? pa.context[pa.context.length - 1] : "" }, view);
@@ -256,6 +256,7 @@ export function mount(el, ctx) {
   el.querySelector("[data-act=new-pass]")?.addEventListener("click", () => state.set({ seed: nextSeed() }));
 
   const loadPass = (a) => {
+    if (!walkEl) return;   // the part failed when the page was made: its place says so
     pa = a;
     // The walk list is the server's rendering of this answer's events, swapped in with it when a
     // control changes (it is not live text: redraw it here from the events).
@@ -270,6 +271,7 @@ export function mount(el, ctx) {
   const treeTube = el.querySelector("svg.trees-tube--tree");
   const addBtn = el.querySelector("[data-act=add]");
   const loadTubes = (a) => {
+    if (!plainSvg) return;
     const data = a.tubes;
     const total = data.rounds * data.trials;
     renderTube(plainSvg, tubeColumns(data, "plain", t), total, t);
@@ -279,14 +281,16 @@ export function mount(el, ctx) {
     el.dataset.exact = a.exact ? "1" : "0";
     addBtn.disabled = data.rounds >= a.rounds_max;
   };
-  addBtn.addEventListener("click", () => {
+  addBtn?.addEventListener("click", () => {
     if (state.get("trounds") < ROUNDS_MAX) state.set({ trounds: state.get("trounds") + 1 });
   });
-  el.querySelector("[data-act=refill]").addEventListener("click", () => state.set({ trounds: 1, seed: nextSeed() }));
+  el.querySelector("[data-act=refill]")?.addEventListener("click", () => state.set({ trounds: 1, seed: nextSeed() }));
 
-  const budgetChart = lazyChart(el.querySelector(".trees-chart"), ctx, (P, node, a) => plotBudget(P, node, a, t));
-  const scanChart = lazyChart(el.querySelector(".trees-scan"), ctx, (P, node, a) => plotScan(P, node, a, t));
+  const chartEl = el.querySelector(".trees-chart");
+  const budgetChart = chartEl ? lazyChart(chartEl, ctx, (P, node, a) => plotBudget(P, node, a, t)) : null;
+  const scanChart = chartEl ? lazyChart(el.querySelector(".trees-scan"), ctx, (P, node, a) => plotScan(P, node, a, t)) : null;
   const loadBudget = (a) => {
+    if (!budgetChart) return;
     budgetChart(a);
     if (a.scan.rows.length) scanChart(a);
     el.dataset.batch = String(a.batch);
