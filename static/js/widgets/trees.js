@@ -165,7 +165,7 @@ function tubeColumns(data, which, t) {
 const STYLE = {
   chain: (c) => ({ color: c.muted, dash: "dot" }),
   topk: (c) => ({ color: c.kept }),
-  dynamic: (c) => ({ color: c.accent }),
+  dynamic: (c) => ({ color: getComputedStyle(document.documentElement).getPropertyValue("--focus").trim() || "#1a5fb4" }),
   best: (c) => ({ color: c.ink, dash: "dash" }),
   sequoia: (c) => ({ color: c.putIn }),
 };
@@ -242,7 +242,8 @@ export function mount(el, ctx) {
     drawMask(maskSvg, pass, view.event.kind === "check" ? view.event.node : view.current);
     drawResidual(residual, view.event);
     drawWritten(writtenEl, view.written);
-    statusEl.textContent = `${t("step_of", { i: num(at + 1), n: num(pass.events.length) })}: ${eventText(view.event, { ...pass, writtenText: pa.written_text }, t)}`;
+    statusEl.textContent = t("step_of", { i: num(at + 1), n: num(pass.events.length),
+                                          text: eventText(view.event, { ...pass, writtenText: pa.written_text }, t) });
     const item = pass.events.slice(0, at + 1).filter(walked).length - 1;
     for (const [i, li] of [...walkEl.children].entries()) li.classList.toggle("is-current", i === item);
   };
