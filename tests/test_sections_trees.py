@@ -129,7 +129,7 @@ def test_the_largest_trees_stay_within_the_caps(app):
 def test_the_tubes_count_what_they_drew_and_catch_the_blatant_mistake(app):
     a = data(app, "trees.tubes")
     t = a["tubes"]
-    assert a["exact"] and t["rule"] == "sequoia" and t["sampling"] == "wor" and t["k"] == st.STAR
+    assert a["check"]["exact"] and t["rule"] == "sequoia" and t["sampling"] == "wor" and t["k"] == st.STAR
     n = t["rounds"] * t["trials"] == a["draws"] == P.TREE_TUBE_TRIALS
     assert sum(c["plain"] for c in a["cols"]) == a["draws"] == sum(c["kept"] + c["put_in"] for c in a["cols"])
     assert t["tree"]["kept"] == sum(c["kept"] for c in a["cols"])
@@ -138,7 +138,7 @@ def test_the_tubes_count_what_they_drew_and_catch_the_blatant_mistake(app):
     # 0.49 from p in total variation at "it ." (sim.tree_tubes), so 200 passes reject it.
     for seed in (1, 2, 3):
         w = data(app, "trees.tubes", sampling="top", trule="specinfer", trounds=4, seed=seed)
-        assert not w["exact"] and w["why"] == "top-specinfer" and w["draws"] == 200
+        assert not w["check"]["exact"] and w["check"]["why"] == "top-specinfer" and w["draws"] == 200
         assert w["tubes"]["tree"]["pvalue"] < 1e-3 and w["tubes"]["plain"]["pvalue"] > 1e-3
 
 

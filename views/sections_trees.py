@@ -239,7 +239,8 @@ def pass_part(lang: str, v: dict) -> dict:
             "n_checks": sum(len(w["checks"]) for w in pj["walk"]),
             "n_refused": sum(not c["accepted"] for w in pj["walk"] for c in w["checks"]),
             "why_text": why_text(out["why"], out["plan"]["natural"]),
-            "p1": out["acceptance"][0], "p2": out["acceptance"][1]}
+            # The predict-first answer's numbers (paths of their own: it sits in a closed box).
+            "answer": {"draft": sc.draft_name(v["draft"]), "p1": out["acceptance"][0], "p2": out["acceptance"][1]}}
 
 
 def why_text(why: str | None, natural: str) -> str:
@@ -309,9 +310,10 @@ def tube_cols(t: dict) -> list[dict]:
 def tubes_part(lang: str, v: dict) -> dict:
     t = tubes_json(lang, v["draft"], v["sampling"], v["trule"], STAR, v["trounds"], P.TREE_TUBE_TRIALS, v["seed"])
     info = exactness(v["sampling"], v["trule"], False)
-    return {"tubes": t, "cols": tube_cols(t), "context_text": joined(t["context"], lang),
+    # "check", not the pass's own "exact": the pass may run another filling (EAGLE-2's tree).
+    return {"tubes": t, "cols": tube_cols(t), "start_text": joined(t["context"], lang),
             "draws": t["rounds"] * t["trials"], "rounds_max": P.TREE_ROUNDS_MAX, "star": STAR,
-            **info, "why_text": why_text(info["why"], t["natural"]), "natural_name": rule_name(t["natural"])}
+            "check": {**info, "why_text": why_text(info["why"], t["natural"]), "natural_name": rule_name(t["natural"])}}
 
 
 # ---- what a node budget buys ----------------------------------------------------------------------

@@ -279,7 +279,7 @@ export function mount(el, ctx) {
     renderTube(treeTube, tubeColumns(data, "tree", t), total, t);
     el.dataset.trule = data.rule;
     el.dataset.rounds = String(data.rounds);
-    el.dataset.exact = a.exact ? "1" : "0";
+    el.dataset.exact = a.check.exact ? "1" : "0";
     addBtn.disabled = data.rounds >= a.rounds_max;
   };
   addBtn?.addEventListener("click", () => {
