@@ -183,12 +183,15 @@ function plotBudget(Plotly, node, a, t) {
                   hovertemplate: `n = %{x}: %{y:.2f}×<extra>${me.name}</extra>` });
   }
   const mark = { type: "line", x0: a.n, x1: a.n, yref: "paper", y0: 0, y1: 1, line: { color: c.accent, width: 1, dash: "dot" } };
+  const narrow = node.clientWidth < 520;   // a phone: smaller titles, the legend in a column above
+  const title = (text) => ({ text, font: { size: narrow ? 10 : 12 } });
   Plotly.react(node, traces, {
-    margin: { l: 56, r: 12, t: 40, b: 44 }, height: 460, paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)",
-    font: { color: c.ink, size: 12 }, legend: { orientation: "h", x: 0, y: 1.02, yanchor: "bottom" },
-    xaxis: { title: { text: t("x_budget") }, range: [0.5, 64.5], gridcolor: c.line, anchor: "y2" },
-    yaxis: { title: { text: t("y_tokens") }, domain: [0.56, 1], gridcolor: c.line, rangemode: "tozero" },
-    yaxis2: { title: { text: t("y_speedup") }, domain: [0, 0.46], gridcolor: c.line, rangemode: "tozero" },
+    margin: { l: narrow ? 44 : 56, r: 8, t: narrow ? 110 : 40, b: 44 }, height: narrow ? 560 : 460,
+    paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)",
+    font: { color: c.ink, size: narrow ? 11 : 12 }, legend: { orientation: "h", x: 0, y: 1.02, yanchor: "bottom" },
+    xaxis: { title: title(t("x_budget")), range: [0.5, 64.5], gridcolor: c.line, anchor: "y2" },
+    yaxis: { title: title(t("y_tokens")), domain: [0.56, 1], gridcolor: c.line, rangemode: "tozero" },
+    yaxis2: { title: title(t("y_speedup")), domain: [0, 0.46], gridcolor: c.line, rangemode: "tozero" },
     shapes: [mark, { type: "line", xref: "paper", x0: 0, x1: 1, yref: "y2", y0: 1, y1: 1, line: { color: c.ink, width: 1, dash: "dot" } }],
     annotations: [{ x: a.n, yref: "paper", y: 1, text: t("your_n"), showarrow: false, yanchor: "bottom", font: { size: 11, color: c.accent } }],
   }, PLOT_CONFIG);
