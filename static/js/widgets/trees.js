@@ -202,6 +202,8 @@ function plotScan(Plotly, node, a, t) {
   const rows = a.scan.rows;
   const x = rows.map((r) => r.batch);
   const ticks = x.filter((b, i) => i % 2 === 0);
+  const narrow = node.clientWidth < 520;
+  const title = (text) => ({ text, font: { size: narrow ? 10 : 12 } });
   Plotly.react(node, [
     { x, y: rows.map((r) => r.best_chain.speedup), mode: "lines+markers", name: t("best_chain"),
       line: { color: c.muted, dash: "dot" }, customdata: rows.map((r) => `${r.best_chain.name}, n = ${r.best_chain.n}`),
@@ -210,10 +212,10 @@ function plotScan(Plotly, node, a, t) {
       line: { color: c.accent }, customdata: rows.map((r) => `${r.best_tree.name}, n = ${r.best_tree.n}`),
       hovertemplate: "%{y:.2f}× (%{customdata})<extra></extra>" },
   ], {
-    margin: { l: 56, r: 12, t: 36, b: 44 }, height: 300, paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)",
-    font: { color: c.ink, size: 12 }, legend: { orientation: "h", x: 0, y: 1.02, yanchor: "bottom" },
-    xaxis: { title: { text: t("x_batch") }, type: "log", tickvals: ticks, ticktext: ticks.map((b) => count(b)), gridcolor: c.line },
-    yaxis: { title: { text: t("y_speedup") }, gridcolor: c.line, rangemode: "tozero" },
+    margin: { l: narrow ? 44 : 56, r: 8, t: 36, b: 44 }, height: 300, paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)",
+    font: { color: c.ink, size: narrow ? 11 : 12 }, legend: { orientation: "h", x: 0, y: 1.02, yanchor: "bottom" },
+    xaxis: { title: title(t("x_batch")), type: "log", tickvals: ticks, ticktext: ticks.map((b) => count(b)), gridcolor: c.line },
+    yaxis: { title: title(t("y_speedup")), gridcolor: c.line, rangemode: "tozero" },
     shapes: [{ type: "line", x0: a.batch, x1: a.batch, yref: "paper", y0: 0, y1: 1, line: { color: c.accent, width: 1, dash: "dot" } },
              { type: "line", xref: "paper", x0: 0, x1: 1, y0: 1, y1: 1, line: { color: c.ink, width: 1, dash: "dot" } }],
     annotations: [{ x: Math.log10(a.batch), yref: "paper", y: 1, text: t("your_batch"), showarrow: false, yanchor: "bottom", font: { size: 11, color: c.accent } }],
