@@ -1,6 +1,6 @@
 """Section 11, "Many guesses at once": token trees on the counted models (issue 13), in three parts,
-each one answer from the parameters it reads (sim/params.py) and each within the CPU cap of one
-request, like the lab's:
+each one answer from the parameters it reads (sim/params.py) and each within the CPU budget of one
+request, like the lab's (but for a budget table this process has not made yet: README):
 
 * ``trees.pass``: a short run with a tree every pass (``sim.tree_rules.generate_tree``), one pass of
   it traced for stepping through (the tree with q and p at every node, the walk with every check and
@@ -25,7 +25,8 @@ from sim import roofline, theory
 from sim.ngram import load_models
 from views import sections_speculative as sc
 
-# Caps, in the work a request may do (bench/cpu.py: each about 20-25 ms of CPU at the cap here).
+# Caps, in the work a request may do (bench/cpu.py, README: 8 to 18 ms of CPU at the caps, where
+# /api/run's traced runs take 10 to 20 ms in the same run).
 # A tree of n guesses fixed in shape: the target reads n + 1 positions a pass and the draft fills
 # n nodes, plus the trace; about tokens × (n + 8) distribution reads in all.
 FIXED_WORK = 2000
@@ -363,7 +364,7 @@ def budget_part(lang: str, v: dict) -> dict:
     # paying where memory runs out; still paying at the largest batch scanned; nothing fits.
     case = ("none" if not rows else "never" if stop == rows[0]["batch"] else "stop" if stop is not None
             else "memory" if full is not None else "always")
-    g, m = roofline._gpu(v["gpu"]), roofline._model(v["model"])
+    g, m = roofline.GPUS[v["gpu"]], roofline.MODELS[v["model"]]
     chain_n, topk_n = cu["methods"]["chain"]["tokens"][n - 1], cu["methods"]["topk"]["tokens"][n - 1]
     ns = sorted(set(TABLE_NS) | {n})
     return {
