@@ -137,3 +137,23 @@ def test_whole_plate_dialog_carries_every_changed_setting(page, live_url):
     assert dict(settings(page)) == {"gamma": "Guesses per pass, γ: 6", "rule": "Rule for passing: wrong: keep every guess",
                                     "lanes": "Lanes lit (positions per read): 16"}
     assert s["height"] > 10_000   # every section, one under another
+
+
+@pytest.mark.parametrize("lang, width", [("en", 1280), ("zh", 390)])
+def test_dialog_is_accessible_and_fits_the_screen(browser, live_url, lang, width):
+    from tests.browser.test_a11y import AXE, serious_violations
+    if not AXE.exists():
+        pytest.skip("axe-core is not installed: run `npm ci` (install.sh does)")
+    ctx = browser.new_context(viewport={"width": width, "height": 844})
+    page = ctx.new_page()
+    _load(page, f"{live_url}/{lang}/specdec/?gamma=3")
+    open_dialog(page, "#rule .embed-link")
+    found = serious_violations(page, AXE.read_text())
+    assert not found, "\n".join(found)
+    box = page.locator("dialog.embed-dialog").bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= width
+    assert page.locator("dialog.embed-dialog").evaluate("d => d.scrollWidth <= d.clientWidth + 1")
+    # Focus starts on the snippet, ready to copy; the preview takes no focus.
+    assert page.evaluate("document.activeElement.id") == "embed-dialog-code"
+    assert page.locator(".embed-dialog__viewport").evaluate("v => v.inert")
+    ctx.close()
