@@ -22,26 +22,42 @@ def fetched_plotly(page) -> bool:
     return any(e["name"] == PLOTLY for e in page.evaluate(_SIZES))
 
 
-@pytest.mark.parametrize("path", WHOLE + SECTIONS)
-def test_settled_first_view_within_budget_and_without_long_tasks(page, live_url, path):
-    page.add_init_script(LONG_TASKS_INIT)
-    settle(page, live_url + path)
-    entries = page.evaluate(_SIZES)
-    sent = sum(e["transfer"] for e in entries if e["name"] != PLOTLY)
-    # Compression is on: the document travels smaller than it is.
-    doc = entries[0]
-    assert doc["transfer"] > 0 and doc["body"] < doc["decoded"], doc
-    assert sent <= budget(path), f"{path}: {sent / KIB:.1f} KiB once settled, budget {budget(path) / KIB:.0f} KiB"
-    if page.evaluate(CHARTS_NEAR_VIEW):
-        # A chart at the top of a one-section embed: plotly.js comes at once (and its parsing is
-        # one long task, measured by bench/pageweight.py; nothing to assert about it here).
-        assert path in SECTIONS and fetched_plotly(page)
-        return
-    assert not fetched_plotly(page), f"{path}: plotly.js fetched with no chart within 200 px of the view"
+def long_tasks_after_load(page):
     tasks = page.evaluate(LONG_TASKS_AFTER_LOAD)
     assert tasks is not None, "this Chromium does not report long tasks"
-    long = [(round(s), round(d)) for s, d in tasks if d > LONG_TASK_MS]
-    assert long == [], f"{path}: tasks over {LONG_TASK_MS} ms after load (start, ms): {long}"
+    return [(round(s), round(d)) for s, d in tasks if d > LONG_TASK_MS]
+
+
+@pytest.mark.parametrize("path", WHOLE + SECTIONS)
+def test_settled_first_view_within_budget_and_without_long_tasks(browser, live_url, path):
+    seen = []
+    # Up to two loads: the largest task left after load is the whole plate's first layout (about
+    # 5,600 boxes: 110-140 ms on a quiet core here), which other work on this machine's two shared
+    # cores has stretched past 200 ms once in a while. A task that is long by itself (plotly.js's
+    # parsing: 0.8-3.7 s here) is long on every load.
+    for _attempt in range(2):
+        ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+        page = ctx.new_page()
+        page.add_init_script(LONG_TASKS_INIT)
+        settle(page, live_url + path)
+        entries = page.evaluate(_SIZES)
+        sent = sum(e["transfer"] for e in entries if e["name"] != PLOTLY)
+        # Compression is on: the document travels smaller than it is.
+        doc = entries[0]
+        assert doc["transfer"] > 0 and doc["body"] < doc["decoded"], doc
+        assert sent <= budget(path), f"{path}: {sent / KIB:.1f} KiB once settled, budget {budget(path) / KIB:.0f} KiB"
+        if page.evaluate(CHARTS_NEAR_VIEW):
+            # A chart at the top of a one-section embed: plotly.js comes at once (its parsing is
+            # one long task, measured by bench/pageweight.py; nothing to assert about it here).
+            assert path in SECTIONS and fetched_plotly(page)
+            ctx.close()
+            return
+        assert not fetched_plotly(page), f"{path}: plotly.js fetched with no chart within 200 px of the view"
+        seen.append(long_tasks_after_load(page))
+        ctx.close()
+        if not seen[-1]:
+            return
+    pytest.fail(f"{path}: tasks over {LONG_TASK_MS} ms after load (start, ms), on each of two loads: {seen}")
 
 
 @pytest.mark.parametrize("path, width, height", [
