@@ -31,8 +31,8 @@ def long_tasks_after_load(page):
 @pytest.mark.parametrize("path", WHOLE + SECTIONS)
 def test_settled_first_view_within_budget_and_without_long_tasks(browser, live_url, path):
     seen = []
-    # Up to two loads: the largest task left after load is the whole plate's first layout (about
-    # 5,600 boxes: 110-140 ms on a quiet core here), which other work on this machine's two shared
+    # Up to two loads: the largest task left after load is the whole plate's first style and layout
+    # (about 5,600 boxes: tasks of 55-113 ms here), which other work on this machine's two shared
     # cores has stretched past 200 ms once in a while. A task that is long by itself (plotly.js's
     # parsing: 0.8-3.7 s here) is long on every load.
     for _attempt in range(2):
