@@ -37,3 +37,31 @@ def choice_labels() -> dict[str, dict[str, str]]:
                   "sequoia": _("Sequoia: as SpecInfer, refused tokens taken out of q"),
                   "stale": _("a mistake: residual not updated between siblings")},
     }
+
+
+def param_labels() -> dict[str, str]:
+    """Each page parameter's name as the page calls it, in the reader's language (the Embed dialog
+    lists the settings a snippet carries by these). tests/test_embed_labels.py checks that every
+    page parameter has one."""
+    return {
+        "gpu": _("GPU"),
+        "model": _("Model"),
+        "batch": _("Streams in the batch"),
+        "ctx": _("Context per stream (tokens)"),
+        "lanes": _("Lanes lit (positions per read)"),
+        "eff": _("Engine efficiency (share of the ideal speed)"),
+        "gamma": _("Guesses per pass, γ"),
+        "draft": _("Draft model"),
+        "greedy": _("Greedy (always the likeliest token)"),
+        "rule": _("Rule for passing"),
+        "tdraft": _("The tubes’ draft model"),
+        "rounds": _("Rounds poured into the tubes"),
+        "seed": _("Seed"),
+        "c": _("Draft cost c"),
+        "alpha": _("Acceptance rate α"),
+        "depth": _("Read at depth"),
+        "text": _("The lab’s text (your own)"),
+        "tlang": _("How the lab splits the text"),
+        "ldraft": _("The lab’s draft"),
+        "adapt": _("The lab’s adaptive γ"),
+    }
