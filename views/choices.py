@@ -64,4 +64,11 @@ def param_labels() -> dict[str, str]:
         "tlang": _("How the lab splits the text"),
         "ldraft": _("The lab’s draft"),
         "adapt": _("The lab’s adaptive γ"),
+        "shape": _("Tree shape"),
+        "n": _("Node budget n (guesses per pass)"),
+        "k": _("Children per node k"),
+        "d": _("Depth limit d (levels)"),
+        "sampling": _("How the draft fills children"),
+        "trule": _("The tree’s check"),
+        "trounds": _("Rounds poured into the tree tubes"),
     }

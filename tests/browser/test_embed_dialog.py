@@ -9,16 +9,12 @@ import re
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
+from tests.browser.util import load as _load
 
 pytestmark = pytest.mark.browser
 
 BODY_HEIGHT = """() => { const b = document.body, cs = getComputedStyle(b);
   return Math.ceil(b.getBoundingClientRect().height + parseFloat(cs.marginTop) + parseFloat(cs.marginBottom)); }"""
-
-
-def _load(page, url):
-    page.goto(url)
-    page.wait_for_selector("html[data-ready='1']", state="attached", timeout=30_000)
 
 
 def open_dialog(page, selector):

@@ -6,16 +6,15 @@ import re
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
+from tests.browser import util
 
 pytestmark = pytest.mark.browser
 
-READY = "() => document.documentElement.dataset.ready === '1'"
 W = "#trees [data-widget=trees]"
 
 
 def load(page, url):
-    page.goto(url)
-    page.wait_for_function(READY, timeout=30000)
+    util.load(page, url)
     page.wait_for_selector(f"{W}[data-state=mounted]", state="attached", timeout=30000)
 
 
@@ -184,7 +183,7 @@ def test_the_charts_follow_the_gpu_model_and_batch(page, live_url):
     box.fill("512")
     box.press("Enter")
     wait_url(page, "batch", "512")
-    page.wait_for_function(f"(b) => JSON.stringify(document.querySelector('#trees .trees-chart').data[3].y) !== b",
+    page.wait_for_function("(b) => JSON.stringify(document.querySelector('#trees .trees-chart').data[3].y) !== b",
                            arg=json.dumps(before))
     a = answer(page, "trees.budget")
     # 512 streams of 4,096 tokens do not fit one H100: no speed-up, the sentence says so.

@@ -12,7 +12,6 @@ import { colours, lazyChart, PLOT_CONFIG } from "../charts.js";
 import { params } from "../state.js";
 import { renderTube } from "./exact.js";
 
-const TUBE_SHOWN = 7;                  // as views/sections_trees.TUBE_SHOWN
 const ROUNDS_MAX = params.trounds?.hi ?? 4;
 const SEED_MAX = params.seed?.hi ?? 2147483647;
 const DRAWN = ["chain", "topk", "dynamic", "best", "sequoia"];   // views/sections_trees.CHART_METHODS
@@ -143,23 +142,6 @@ function drawWritten(ol, written) {
     h("span", { class: "tape-mark", "aria-hidden": "true", text: w.kind === "kept" ? "●" : "◆" }))));
 }
 
-// ---- tubes ----------------------------------------------------------------------------------------
-
-function tubeColumns(data, which, t) {
-  const byP = Object.entries(data.p).sort((x, y) => y[1] - x[1]);
-  const shown = byP.slice(0, TUBE_SHOWN).map(([tok]) => tok);
-  const index = new Map(shown.map((tok, i) => [tok, i]));
-  const cols = shown.map((tok) => ({ label: tok, p: data.p[tok], balls: [] }));
-  cols.push({ label: t("other"), p: Math.max(0, 1 - shown.reduce((acc, tok) => acc + data.p[tok], 0)), balls: [] });
-  for (const round of data.samples) {
-    const draws = which === "plain" ? round.plain.map((tok) => [tok, "plain"])
-      : round.tree.map((tok, i) => [tok, round.kept[i] ? "kept" : "put-in"]);
-    for (const [tok, kind] of draws) cols[index.has(tok) ? index.get(tok) : cols.length - 1].balls.push(kind);
-  }
-  for (const c of cols) c.balls.sort((x, y) => (x === y ? 0 : x === "kept" ? -1 : 1));
-  return cols;
-}
-
 // ---- charts ---------------------------------------------------------------------------------------
 
 const STYLE = {
@@ -280,8 +262,9 @@ export function mount(el, ctx) {
     if (!plainSvg) return;
     const data = a.tubes;
     const total = data.rounds * data.trials;
-    renderTube(plainSvg, tubeColumns(data, "plain", t), total, t);
-    renderTube(treeTube, tubeColumns(data, "tree", t), total, t);
+    // The server's columns (views/sections_trees.tube_cols), drawn as section 6 draws its tubes.
+    renderTube(plainSvg, a.cols, "plain", total, t);
+    renderTube(treeTube, a.cols, "tree", total, t);
     el.dataset.trule = data.rule;
     el.dataset.rounds = String(data.rounds);
     el.dataset.exact = a.check.exact ? "1" : "0";
