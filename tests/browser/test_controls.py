@@ -121,7 +121,9 @@ PLAYERS = {
     "draft": "() => !!document.querySelector('#draft [data-act=play][aria-pressed=true]')",
     "tape": "() => !!document.querySelector('#tape [data-act=play][aria-pressed=true]')",
     "rule": "() => !!document.querySelector('#rule [data-act=play][aria-pressed=true]')",
-    "exact": "() => /[?&]rounds=2/.test(location.search)",
+    # Space pours one round more than the default (sim.params ROUNDS).
+    "exact": f"() => /[?&]rounds={PAGE['rounds'].default + 1}(&|$)/.test(location.search)",
+    "trees": "() => !!document.querySelector('#trees [data-act=play][aria-pressed=true]')",
     "bench": "() => !!document.querySelector('#bench [data-act=play][aria-pressed=true]')",
 }
 

@@ -142,9 +142,11 @@ def test_live_text_follows_every_control_of_a_section(page, live_url, client, la
                     assert _section_text(block.inner_html()) == _section_text(markup), \
                         (anchor, control.get_attribute("id"), name)
         shown = {}
-        for f in page.locator(f"#{anchor} [data-field]:not([data-fmt=case])").all():
-            key = (f.get_attribute("data-field"), f.get_attribute("data-fmt"))
-            shown.setdefault(key, set()).add(" ".join(f.text_content().split()))
+        # Read in one go: a locator per field would race with the widgets' own redrawing.
+        for field, fmt, text in page.evaluate(
+                "(a) => [...document.querySelectorAll(`#${a} [data-field]:not([data-fmt=case])`)]"
+                ".map(f => [f.dataset.field, f.dataset.fmt ?? null, f.textContent])", anchor):
+            shown.setdefault((field, fmt), set()).add(" ".join(text.split()))
         assert all(len(v) == 1 for v in shown.values()), {k: v for k, v in shown.items() if len(v) > 1}
 
 
