@@ -56,13 +56,23 @@ def when_ready(server):
     With preload_app the master holds the app; what it loads or caches here is inherited by
     every worker (copy-on-write), so the first readers do not each wait for a model load.
     """
+    from sim import params as P
     from sim.ngram import load_models
     from corpus.text import LANGS  # the app is loaded by now (preload_app)
+    from sim.tree_budget import acceptance, budget_table
+    from sim.tree_tubes import tree_tubes_context
     from views.sections_speculative import default_context
 
     for lang in LANGS:
         load_models(lang)
         default_context(lang)  # chosen from the data once, then cached
+        # Token trees (section 11): the tubes' context, the acceptance every shape is fitted to,
+        # and the budget table at the page's k and d for every draft (about 0.8 s in all, then
+        # kept: a new table costs a request 0.1 to 0.3 s, bench/cpu.py --tree).
+        tree_tubes_context(lang)
+        for draft in P.DRAFTS:
+            acceptance(lang, draft)
+            budget_table(lang, draft, P.TREE_K.default, P.TREE_D.default)
     app = server.app.callable
     if app is None or not hasattr(app, "test_client"):
         return

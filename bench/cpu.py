@@ -4,9 +4,9 @@ Each request runs with the render cache off and, for "cold", the models' distrib
 cleared first: the worst a single request can cost. Prints the median and the maximum of the
 process CPU time (time.process_time) over a few repetitions. Usage: python3 bench/cpu.py [N] [--tree]
 
-The token-tree section (issue 13) has no route yet; ``TREE_CALLS`` times the sim calls a route
-would make at candidate caps, so the caps can be chosen within the same budget (``--tree``: only
-those).
+``--tree``: only the token-tree section's requests (issue 13: /api/tree…, its answers, its embed),
+each at its caps (views/sections_trees.py, sim/params.py). Budget tables are kept per process
+(sim.tree_budget); the rows marked "a new table" empty that cache before each request.
 """
 from __future__ import annotations
 
@@ -49,73 +49,33 @@ REQUESTS = [
 ]
 
 
-def _tree_calls():
-    """(label, call(seed)) for the token-tree sim functions at candidate caps."""
-    import json
-
-    import numpy as np
-
-    from sim import tree_budget, tree_cost
-    from sim.tree import Plan, plan
-    from sim.tree_rules import generate_tree
-    from sim.tree_tubes import run_tree_tubes, star, tree_tubes_context
-
-    def run(lang, tokens, p, trace=True):
-        def call(seed):
-            m = load_models(lang)
-            target = m["trigram"]
-            ctx = target.encode(list(tree_tubes_context(lang)))
-            r = generate_tree(target, m["bigram"], ctx, tokens, p, np.random.default_rng(seed))
-            json.dumps(r.to_json(target.vocab, trace=0 if trace else None), ensure_ascii=False)
-        return call
-
-    def tubes(lang, sampling, rule, rounds, trials):
-        def call(seed):
-            m = load_models(lang)
-            target = m["trigram"]
-            ctx = target.encode(list(tree_tubes_context(lang)))
-            json.dumps(run_tree_tubes(target, m["bigram"], ctx, Plan.fixed(star(8), sampling), rule, rounds,
-                                      trials, np.random.default_rng(seed)), ensure_ascii=False)
-        return call
-
-    def budget(cold, k=4, d=8, batch=64):
-        def call(seed):
-            if cold:
-                tree_budget.budget_table.cache_clear()
-            t = tree_budget.budget_table("en", "bigram", k, d)
-            json.dumps({"curves": tree_cost.curves(t, "h100-sxm", "llama-3.1-8b", batch, 4096, 0.05),
-                        "scan": tree_cost.batch_scan(t, "h100-sxm", "llama-3.1-8b", 4096, 0.05), "table": t})
-        return call
-
-    kary64 = plan("kary", 64, 4, 8, "wor")
-    return [
-        ("tree run, 40 tokens, 64-node 4-ary tree, wor, traced", run("en", 40, kary64)),
-        ("tree run, 100 tokens, 64-node 4-ary tree, wor, traced", run("en", 100, kary64)),
-        ("tree run, 100 tokens, 64-node 4-ary tree, wor, zh", run("zh", 100, kary64)),
-        ("tree run, 40 tokens, 64-node 4-ary tree, top, traced", run("en", 40, plan("kary", 64, 4, 8, "top"))),
-        ("tree run, 40 tokens, EAGLE-2 n 64 k 8 d 8, traced", run("en", 40, plan("dynamic", 64, 8, 8, "top"))),
-        ("tree run, 40 tokens, EAGLE-2 n 64 k 4 d 16, traced", run("en", 40, plan("dynamic", 64, 4, 16, "top"))),
-        ("tree run, 40 tokens, 8 sequences of 8, iid, traced", run("en", 40, plan("sequences", 64, 8, 8, "iid"))),
-        ("tree run, 40 tokens, 16-node 2-ary tree, wor, traced", run("en", 40, plan("kary", 16, 2, 4, "wor"))),
-        ("tree tubes, 20 × 50 passes, star of 8, wor, sequoia", tubes("en", "wor", "sequoia", 20, 50)),
-        ("tree tubes, 10 × 20 passes, star of 8, wor, sequoia", tubes("en", "wor", "sequoia", 10, 20)),
-        ("tree tubes, 20 × 50 passes, star of 8, iid, specinfer", tubes("en", "iid", "specinfer", 20, 50)),
-        ("tree tubes, 10 × 50 passes, star of 8, wor, sequoia, zh", tubes("zh", "wor", "sequoia", 10, 50)),
-        ("tree budget: table (cache emptied) + curves + batch scan", budget(True)),
-        ("tree budget: table (cache emptied), k 8, d 16", budget(True, 8, 16)),
-        ("tree budget: curves + batch scan, table kept", budget(False)),
-    ]
+def _new_table() -> None:
+    from sim import tree_budget
+    tree_budget.budget_table.cache_clear()
+    tree_budget.acceptance.cache_clear()
 
 
-def measure_call(call, n: int, cold: bool) -> list[float]:
-    out = []
-    for i in range(n):
-        if cold:
-            clear_model_caches()
-        t = time.process_time()
-        call(i + 1 + (1000 if cold else 0))
-        out.append((time.process_time() - t) * 1000)
-    return out
+# Token trees at their caps: fixed shapes tokens × (n + 8) ≤ 2000 (27 tokens at n = 64), EAGLE-2
+# tokens × (k + (d − 1)k²) ≤ 2400 (2 tokens at k 8, d 16; 9 at k 4, d 16), tubes 200 passes.
+TREE_REQUESTS = [
+    ("/api/tree, a page's request (40 tokens, best shape of 8)", "/api/tree?tokens=40"),
+    ("/api/tree at the caps: 27 tokens, 64-node 8-ary tree, iid", "/api/tree?shape=kary&n=64&k=8&d=16&sampling=iid"),
+    ("/api/tree at the caps: 27 tokens, best shape of 64, depth 16", "/api/tree?shape=best&n=64&d=16"),
+    ("/api/tree at the caps: 27 tokens, chain of 64", "/api/tree?shape=chain&n=64&d=16"),
+    ("/api/tree at the caps: 27 tokens, 8 sequences of 8, zh", "/api/tree?lang=zh&shape=sequences&n=64&k=8"),
+    ("/api/tree at the caps: EAGLE-2 k 8 d 16 (2 tokens)", "/api/tree?shape=dynamic&n=64&k=8&d=16"),
+    ("/api/tree at the caps: EAGLE-2 k 4 d 16 (9 tokens)", "/api/tree?shape=dynamic&n=64&k=4&d=16"),
+    ("/api/tree/tubes at the caps: 4 × 50, star of 8, iid, sequoia",
+     "/api/tree/tubes?rounds=4&sampling=iid&rule=sequoia"),
+    ("/api/tree/tubes at the caps: 4 × 50, star of 8, wor, specinfer",
+     "/api/tree/tubes?rounds=4&sampling=wor&rule=specinfer"),
+    ("/api/tree/tubes at the caps: 4 × 50, star of 8, wor, zh", "/api/tree/tubes?lang=zh&rounds=4"),
+    ("/api/tree/budget, table kept (curves, batch scan)", "/api/tree/budget?k=8&d=16&ctx=0"),
+    ("/api/tree/budget, a new table (k 4, d 5: the page's)", "/api/tree/budget?k=4&d=5", _new_table),
+    ("/api/tree/budget, a new table (k 8, d 16)", "/api/tree/budget?k=8&d=16", _new_table),
+    ("/api/section/trees.pass at the caps (EAGLE-2 k 8 d 16)", "/api/section/trees.pass?lang=en&shape=dynamic&n=64&k=8&d=16"),
+    ("/embed/en/specdec/trees/ (render)", "/embed/en/specdec/trees/"),
+]
 
 
 def clear_model_caches() -> None:
@@ -130,16 +90,19 @@ def clear_answer_caches() -> None:
     sections_lab.clear_caches()
 
 
-def measure(client, url: str, n: int, cold: bool) -> list[float]:
+def measure(client, url: str, n: int, cold: bool, before=None) -> list[float]:
     out = []
     for i in range(n):
         clear_answer_caches()
         if cold:
             clear_model_caches()
+        if before is not None:
+            before()
         t = time.process_time()
         # A new seed each time where the route takes one, so no answer repeats.
         seeded = url.startswith(("/api/run", "/api/tubes", "/api/lab/run", "/api/lab/drafts",
-                                 "/api/lab/compare", "/api/lab/tubes", "/en/", "/embed/"))
+                                 "/api/lab/compare", "/api/lab/tubes", "/en/", "/embed/", "/api/tree?",
+                                 "/api/tree/tubes", "/api/section/trees.pass"))
         seed = i + 1 + (1000 if cold else 0)
         r = client.get(url + (f"&seed={seed}" if "?" in url else f"?seed={seed}") if seeded else url)
         out.append((time.process_time() - t) * 1000)
@@ -154,27 +117,18 @@ def main(argv=None) -> int:
     n = int((args or ["7"])[0])
     app = create_app({"TESTING": True, "RENDER_CACHE": False})
     client = app.test_client()
-    requests = [] if tree_only else REQUESTS
-    for _label, url in REQUESTS:  # load models, choose the default contexts, compile templates
+    requests = ([] if tree_only else REQUESTS) + TREE_REQUESTS
+    for _label, url, *_ in requests:  # load models, choose the default contexts, compile templates
         client.get(url)
-    calls = _tree_calls()
-    for _label, call in calls:
-        call(0)
     # How fast this machine is, to scale the figures to another: one pure-Python reference loop.
     t = time.process_time()
     sum(range(10**7))
     print(f"reference: sum(range(10**7)) takes {time.process_time() - t:.2f} s of CPU here")
     print(f"CPU time per request, ms (median / max of {n}; cold = model caches cleared first)")
     print(f"{'request':<62} {'warm':>13} {'cold':>13}")
-    for label, url in requests:
-        warm = measure(client, url, n, cold=False)
-        cold = measure(client, url, n, cold=True)
-        print(f"{label:<62} {statistics.median(warm):>6.1f} /{max(warm):>5.1f} "
-              f"{statistics.median(cold):>6.1f} /{max(cold):>5.1f}")
-    print("token trees, sim calls a route would make (no route yet):")
-    for label, call in calls:
-        warm = measure_call(call, n, cold=False)
-        cold = measure_call(call, n, cold=True)
+    for label, url, *before in requests:
+        warm = measure(client, url, n, cold=False, before=before[0] if before else None)
+        cold = measure(client, url, n, cold=True, before=before[0] if before else None)
         print(f"{label:<62} {statistics.median(warm):>6.1f} /{max(warm):>5.1f} "
               f"{statistics.median(cold):>6.1f} /{max(cold):>5.1f}")
     return 0

@@ -18,7 +18,7 @@ from . import params as P
 from . import tree as trees
 from .ngram import load_models
 from .speculative import generate
-from .tree_rules import NATURAL, RULES as TREE_RULES, generate_tree
+from .tree_rules import NATURAL, generate_tree
 from .tree_shape import BRANCH_MAX, N_MAX
 from .tree_tubes import STAR, run_tree_tubes, star, tree_tubes_context
 from .tubes import run_tubes
@@ -138,14 +138,11 @@ def cmd_tree_budget(args) -> dict:
 
 def add_tree_cli(sub) -> None:
     """``python -m sim tree run|tubes|budget``: one tree pass after another, tubes for trees, and
-    what a node budget buys on the roofline. The tree's own parameters are declared here, with
-    sim/params.py's helpers, until they join its declarations."""
+    what a node budget buys on the roofline. The tree's parameters are sim/params.py's (the page's
+    and the API's), with the command line's larger ranges and its own defaults."""
     arg = P.add_argument
-    k = P.int_("k", 1, BRANCH_MAX, 2, help="children per node (EAGLE-2: its top-k; tubes: the star's)")
-    d = P.int_("d", 1, N_MAX, 3, unit="levels", help="depth limit of the tree")
-    sampling = P.choice("sampling", trees.SAMPLINGS, None,
-                        help="how the draft fills a node's children (default: wor; dynamic, greedy: top)")
-    rule = P.choice("rule", TREE_RULES, None, help="the check (default: the sampling's own exact rule)")
+    k = P.TREE_K.but(hi=BRANCH_MAX, help="children per node (EAGLE-2: its top-k; tubes: the star's)")
+    d = P.TREE_D.but(hi=N_MAX)
     tree = sub.add_parser("tree", help="token trees: a run, tubes, tokens and speed-up by node budget")
     tsub = tree.add_subparsers(dest="tree_command", required=True, parser_class=Parser)
     r = tsub.add_parser("run", help="write N tokens, a tree each pass; one pass traced in full")
@@ -155,17 +152,17 @@ def add_tree_cli(sub) -> None:
         arg(p, P.LANG, required=True)
         arg(p, P.DRAFT)
     for p in (r, t):
-        arg(p, sampling if p is r else sampling.but(default="wor"))
-        arg(p, rule)
+        arg(p, P.TREE_SAMPLING_ANY if p is r else P.SAMPLING)
+        arg(p, P.TREE_RULE_ANY)
         arg(p, _SEED, required=True)
         arg(p, _CONTEXT.but(help="tokens separated by spaces (default: chosen from the data)"))
-    arg(r, k)
-    arg(r, d)
-    arg(r, P.choice("shape", trees.SHAPES, "kary", help="the tree each pass (sim.tree.plan)"))
-    arg(r, P.int_("n", 1, N_MAX, 8, unit="guesses", help="node budget: guesses per pass"))
+    arg(r, k.but(default=2))
+    arg(r, d.but(default=3))
+    arg(r, P.SHAPE.but(default="kary"))
+    arg(r, P.TREE_N)
     arg(r, P.GREEDY)
     arg(r, P.TOKENS)
-    arg(r, P.int_("trace", 0, P.TOKENS_MAX - 1, 0, help="the pass traced in full"))
+    arg(r, P.TREE_TRACE)
     r.set_defaults(handler=cmd_tree_run)
     arg(t, k.but(default=STAR))
     arg(t, P.ROUNDS.but(hi=100, default=10))

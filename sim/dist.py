@@ -20,7 +20,6 @@ the draft and the target. ``dense()`` gives the ordinary vector where a whole on
 """
 from __future__ import annotations
 
-from itertools import islice
 
 import numpy as np
 
@@ -74,6 +73,15 @@ class Support:
     def off_list(self):
         """The tokens off the list, likeliest under P_1 first (lowest id among equals)."""
         return (int(w) for w in self.base.order if not self.has(int(w)))
+
+    def off_top(self, k: int) -> np.ndarray:
+        """The first k tokens of ``off_list``, found at once: at most |idx| of P_1's k + |idx|
+        likeliest tokens are on the list, so the rest of them are the k wanted."""
+        head = self.base.order[:k + self.idx.size]
+        if self.idx.size:
+            j = np.minimum(self.idx.searchsorted(head), self.idx.size - 1)
+            head = head[self.idx[j] != head]
+        return head[:k]
 
     @property
     def first_off(self) -> int:
@@ -201,7 +209,8 @@ class Dist:
             j = j[self.val[j] >= kth]
         cand = list(zip(self.sup.idx[j].tolist(), self.val[j].tolist()))
         if self.s > 0:
-            cand += [(w, self.s * float(self.sup.base.p[w])) for w in islice(self.sup.off_list(), k)]
+            off = self.sup.off_top(k)
+            cand += zip(off.tolist(), (self.s * self.sup.base.p[off]).tolist())
         cand.sort(key=lambda wv: (-wv[1], wv[0]))
         return cand[:k]
 

@@ -26,6 +26,9 @@ from typing import Any, Callable, Iterable, Mapping
 from corpus.text import LANGS
 from sim.speculative import DRAFTS, RULES   # the chain's drafts; the exact rule and two wrong ones
 from sim.theory import GAMMA_MAX            # guesses per pass anywhere (API, CLI, theory)
+from sim.tree import SAMPLINGS, SHAPES      # how a token tree is filled and shaped (issue 13)
+from sim.tree_rules import RULES as TREE_RULES   # a tree's checks: exact ones and wrong ones
+from sim.tree_shape import BRANCH_MAX, N_MAX as TREE_N_MAX   # children per node; guesses per pass
 
 Gettext = Callable[[str], str]
 
@@ -76,6 +79,14 @@ CLI_TOKENS_MAX = 1_000_000
 CLI_DRAWS_MAX = 100_000
 CLI_BATCH_MAX = 65_536
 CLI_SEED_MAX = 2**63 - 1  # what numpy.random.default_rng accepts as one integer
+# Token trees (section 11, /api/tree...). Caps keep a request within the CPU budget of the others
+# (bench/cpu.py --tree; README): a budget table (sim.tree_budget) costs about 0.1 s to 0.26 s of
+# CPU at k ≤ 8 and d ≤ 16 the first time, then is kept per process.
+TREE_K_MAX = 8           # children per node, the page's and the API's (sim allows BRANCH_MAX)
+TREE_D_MAX = 16          # levels of guesses, the page's and the API's
+TREE_TUBE_TRIALS = 50    # passes per round of the page's tree tubes
+TREE_TUBE_PASSES = 200   # passes one request of tree tubes may make (rounds × trials)
+TREE_ROUNDS_MAX = TREE_TUBE_PASSES // TREE_TUBE_TRIALS
 _RAW_MAX = 1000          # characters of any non-text value: refused before conversion
 
 
@@ -287,7 +298,8 @@ def text(name, max_len, default="", **kw) -> Param:
 
 # The page's sections and what reads what. Sections 3–5 step through the same 40-token run;
 # section 7 measures α on 200 tokens of it; 8 and 9 take that α unless `alpha` pins one; 13 runs
-# 60 tokens. Only section 6 (and no other) runs the wrong rules.
+# 60 tokens. Only section 6 (and no other) runs the chain's wrong rules; section 11 (trees) has its
+# own rules for trees, exact and wrong (`trule`).
 _CHAIN = ("draft", "tape", "rule", "alpha", "speedup", "idle", "bench")
 _ROOF = ("onebyone", "batch", "idle", "selfdraft", "reader", "bench")
 
@@ -299,6 +311,13 @@ def _lab(*parts: str) -> tuple[str, ...]:
 _LAB_TEXT = _lab("run", "drafts", "compare", "tubes")   # the break-even map is the same for any text
 
 
+def _trees(*parts: str) -> tuple[str, ...]:
+    return tuple(f"trees.{p}" for p in parts)
+
+
+_TREES = _trees("pass", "tubes", "budget")
+
+
 # The GPU and model presets live in sim/roofline.py, with their units and sources; their keys are
 # the choices here. (sim/roofline.py imports this module only inside its functions.)
 from sim import roofline as _roofline  # noqa: E402
@@ -307,24 +326,24 @@ from sim import tubes as _tubes  # noqa: E402  (section 6's starting draws)
 LANG = choice("lang", LANGS, "en", help="the book (and the language of messages)")
 # Section 8 reads them too: it sets its speed-up against section 1's single-stream ceiling.
 GPU = choice("gpu", tuple(_roofline.GPUS), "h100-sxm", help="a GPU preset (sim/roofline.py)",
-             sections=_ROOF + ("speedup",))
+             sections=_ROOF + ("speedup",) + _trees("budget"))
 MODEL = choice("model", tuple(_roofline.MODELS), "llama-3.1-8b", help="a model preset (sim/roofline.py)",
-               sections=_ROOF + ("speedup",))
+               sections=_ROOF + ("speedup",) + _trees("budget"))
 BATCH = int_("batch", 1, BATCH_MAX, 64, unit="streams", help="streams decoded together",
-             sections=("batch", "idle", "bench"), stops=BATCH_STOPS)
+             sections=("batch", "idle", "bench") + _trees("budget"), stops=BATCH_STOPS)
 CTX = int_("ctx", 0, CTX_MAX, 4096, unit="tokens per stream", help="cached tokens per stream",
-           sections=("batch", "idle", "bench"), stops=CTX_STOPS)
+           sections=("batch", "idle", "bench") + _trees("budget"), stops=CTX_STOPS)
 LANES = int_("lanes", 1, LANES_MAX, 9, unit="lanes", help="token positions sharing one read of the weights",
              sections=("reader",), stops=LANE_STOPS)
 GAMMA = int_("gamma", 1, PAGE_GAMMA_MAX, 4, unit="guesses per pass", help="guesses per pass",
              sections=_CHAIN + _lab("run", "drafts", "compare", "map"))
-DRAFT = choice("draft", DRAFTS, "bigram", help="the draft model", sections=_CHAIN)
+DRAFT = choice("draft", DRAFTS, "bigram", help="the draft model", sections=_CHAIN + _TREES)
 GREEDY = bool_("greedy", help="always take the likeliest token", sections=_CHAIN)
 RULE = choice("rule", RULES, "exact", help="the rule for passing (two of them wrong)", sections=("exact",))
 SEED = int_("seed", 0, SEED_MAX, 1, help="seed of the random numbers",
-            sections=_CHAIN + ("exact",) + _LAB_TEXT)
+            sections=_CHAIN + ("exact",) + _LAB_TEXT + _trees("pass", "tubes"))
 C = float_("c", 0, 1, 0.1, unit="target runs", help="one draft run's cost, in target runs", step=0.01,
-           sections=("speedup", "idle", "bench") + _lab("run", "drafts", "compare", "map"))
+           sections=("speedup", "idle", "bench") + _lab("run", "drafts", "compare", "map") + _trees("budget"))
 # An engine reaches a share of the roofline's speed (sim/roofline.py, "Engine efficiency"); 1 is
 # the ideal, the default, so the plate's figures stay the seed's. Below 0.1 no engine runs.
 EFF = float_("eff", 0.1, 1, 1.0, unit="of the ideal", step=0.01,
@@ -346,6 +365,22 @@ TLANG = choice("tlang", ("auto",) + LANGS, "auto", help="how the lab splits the 
                sections=_LAB_TEXT)
 LDRAFT = choice("ldraft", LAB_DRAFTS, "bigram", help="the lab's draft", sections=_lab("run", "compare"))
 ADAPT_ = choice("adapt", ADAPT, "off", help="the lab's adaptive γ", sections=_lab("run", "compare"))
+# Section 11, token trees: one pass stepped through ("trees.pass"), tubes for trees ("trees.tubes"),
+# tokens per pass and speed-up by node budget on the roofline ("trees.budget"). The tree's limits
+# (n, k, d) are the pass's and the chart's; the rule is the pass's and the tubes'.
+TREE_N = int_("n", 1, TREE_N_MAX, 8, unit="guesses", help="node budget: guesses per pass",
+              sections=_trees("pass", "budget"))
+TREE_K = int_("k", 1, TREE_K_MAX, 4, help="children per node at most (EAGLE-2: its top-k)",
+              sections=_trees("pass", "budget"))
+TREE_D = int_("d", 1, TREE_D_MAX, 5, unit="levels", help="depth limit of the tree",
+              sections=_trees("pass", "budget"))
+SHAPE = choice("shape", SHAPES, "best", help="the tree each pass (sim.tree.plan)", sections=_trees("pass"))
+SAMPLING = choice("sampling", SAMPLINGS, "wor", help="how the draft fills a node's children",
+                  sections=_trees("pass", "tubes"))
+TRULE = choice("trule", TREE_RULES, "sequoia", help="the tree's check (exact ones and wrong ones)",
+               sections=_trees("pass", "tubes"))
+TROUNDS = int_("trounds", 1, TREE_ROUNDS_MAX, 1, unit=f"rounds of {TREE_TUBE_TRIALS}",
+               help="rounds poured into the tree tubes", sections=_trees("tubes"))
 
 
 # ---- the API's and the command line's own parameters --------------------------------------------
@@ -370,7 +405,7 @@ def spec(*params: Param) -> dict[str, Param]:
 
 # The page's URL state, in the order the README lists it.
 PAGE = spec(GPU, MODEL, BATCH, CTX, LANES, EFF, GAMMA, DRAFT, GREEDY, RULE, TDRAFT, ROUNDS, SEED, C, ALPHA,
-            DEPTH, TEXT, TLANG, LDRAFT, ADAPT_)
+            DEPTH, TEXT, TLANG, LDRAFT, ADAPT_, TREE_N, TREE_K, TREE_D, SHAPE, SAMPLING, TRULE, TROUNDS)
 
 
 # The API's routes (views/api/).
@@ -392,6 +427,25 @@ API_LAB_COMPARE = spec(TEXT, LANG, _LAB_DRAFT.but(choices=DRAFTS), GAMMA, ADAPT_
                    SEED, C, TOKENS.but(hi=LAB_COMPARE_TOKENS, default=LAB_COMPARE_TOKENS))
 API_LAB_TUBES = spec(TEXT, LANG, SEED)
 API_LAB_MAP = spec(GAMMA_ANY, C)
+# Token trees. The API's tree takes the command line's names (`rule`, not the page's `trule`, which
+# only the page needs apart from the chain's rule); absent, the sampling and the rule are the
+# shape's own (wor, or top for EAGLE-2's tree and greedy; the sampling's exact rule, NATURAL) and
+# the tokens as many as the caps allow up to 40 (views/api/tree.py).
+TREE_SAMPLING_ANY = SAMPLING.but(default=None, sections=(),
+                                 help="how the draft fills a node's children (absent: wor; top for "
+                                      "dynamic or greedy)")
+TREE_RULE_ANY = TRULE.but(name="rule", default=None, sections=(),
+                          help="the check (absent: the sampling's own exact rule)")
+TREE_TOKENS = TOKENS.but(default=None, help="tokens to write (absent: 40, or fewer where the caps say)")
+TREE_TRACE = int_("trace", 0, TOKENS_MAX - 1, 0, help="the pass traced in full (a pass number)")
+API_TREE = spec(LANG, DRAFT, SHAPE, TREE_SAMPLING_ANY, TREE_RULE_ANY, TREE_N, TREE_K, TREE_D, GREEDY,
+                TREE_TOKENS, TREE_TRACE, SEED, CONTEXT)
+API_TREE_TUBES = spec(LANG, DRAFT, SAMPLING, TREE_RULE_ANY,
+                      TREE_K.but(default=8, help="guesses for the first token (the star's children)"),
+                      ROUNDS.but(hi=TREE_TUBE_PASSES, default=1, unit="rounds", help="rounds of trials"),
+                      TRIALS.but(default=TREE_TUBE_TRIALS, help="passes per round"), SEED, CONTEXT)
+API_TREE_BUDGET = spec(LANG, DRAFT, TREE_K, TREE_D, GPU, MODEL, BATCH, CTX,
+                       CTX.but(name="context", default=None), C)
 
 # Every GET route of the API and what it takes (tests fuzz each; the README lists them). The
 # page's own route, /api/section/<unit>, takes `lang` and what that unit reads (`section_spec`).
@@ -399,7 +453,8 @@ ROUTES = {
     "/api/dist": API_DIST, "/api/run": API_RUN, "/api/tubes": API_TUBES, "/api/theory": API_THEORY,
     "/api/roofline": API_ROOFLINE, "/api/lab/run": API_LAB_RUN, "/api/lab/drafts": API_LAB_DRAFTS,
     "/api/lab/compare": API_LAB_COMPARE, "/api/lab/tubes": API_LAB_TUBES,
-    "/api/lab/breakeven": API_LAB_MAP,
+    "/api/lab/breakeven": API_LAB_MAP, "/api/tree": API_TREE, "/api/tree/tubes": API_TREE_TUBES,
+    "/api/tree/budget": API_TREE_BUDGET,
 }
 
 # The library's own checks: any size the arithmetic takes (sim/roofline.py, sim/theory.py).

@@ -163,18 +163,39 @@ def _pad(a, n: int) -> np.ndarray:
     return np.concatenate([a, np.full(n - a.size, a[-1])])
 
 
+def fit_acceptance(target: NGramModel, draft: NGramModel, fit: Sequence[Sequence[int]],
+                   rng: np.random.Generator | None = None) -> dict:
+    """What the shapes are fitted to, measured on the positions ``fit``: the top-k acceptance
+    vector P, Sequoia's P for children drawn without replacement (``rng`` for its checks) and α,
+    the mean Σ min(p, q). None of it depends on the tree's limits k and d."""
+    rng = rng or np.random.default_rng(FIT_SEED)
+    return {"acceptance": acceptance_vector(target, draft, fit),
+            "sequoia_acceptance": sequoia_acceptance(target, draft, fit, rng),
+            "alpha": float(np.mean([overlap(target.sparse(c), draft.sparse(c)) for c in fit]))}
+
+
+@lru_cache(maxsize=16)
+def acceptance(lang: str, draft: str = "bigram", m: int = CONTEXTS) -> dict:
+    """``fit_acceptance`` on the seeded fitting run of ``lang`` (kept: shared by every budget
+    table of the language and draft, and by a pass on Sequoia's best shape; do not change it)."""
+    if draft not in DRAFTS:
+        raise ValueError(f"draft must be one of {', '.join(DRAFTS)}")
+    models = load_models(lang)
+    target = models["trigram"]
+    return fit_acceptance(target, models[draft], contexts(target, lang, m, FIT_SEED))
+
+
 def measure(target: NGramModel, draft: NGramModel, ctxs: Sequence[Sequence[int]],
-            fit: Sequence[Sequence[int]], k: int, d: int, n_max: int = N_MAX,
+            fit: Sequence[Sequence[int]] | dict, k: int, d: int, n_max: int = N_MAX,
             rng: np.random.Generator | None = None) -> dict:
     """Tokens per pass (and depth) of every method for each budget n = 1..n_max (see the module
-    docstring); ``fit``: the positions acceptance is measured on; ``rng`` for Sequoia's checks."""
+    docstring); ``fit``: the positions acceptance is measured on (or ``fit_acceptance`` of them,
+    already measured); ``rng`` for Sequoia's checks."""
     k = _check_int("k", k, 1, BRANCH_MAX)
     d = _check_int("d", d, 1, N_MAX)
     n_max = _check_int("n_max", n_max, 1, N_MAX)
-    rng = rng or np.random.default_rng(FIT_SEED)
-    P = acceptance_vector(target, draft, fit)
-    P_seq = sequoia_acceptance(target, draft, fit, rng)
-    alpha = float(np.mean([overlap(target.sparse(c), draft.sparse(c)) for c in fit]))
+    fitted = fit if isinstance(fit, dict) else fit_acceptance(target, draft, fit, rng)
+    P, P_seq, alpha = fitted["acceptance"], fitted["sequoia_acceptance"], fitted["alpha"]
     shapes, seq_shapes = best_shapes(P, n_max, d), best_shapes(P_seq, n_max, d)
     kary, chain = Shape.kary(k, d, n_max), Shape.chain(n_max)
     union = _Union([chain, kary, *shapes])
@@ -228,5 +249,5 @@ def budget_table(lang: str, draft: str = "bigram", k: int = 4, d: int = 8, n_max
         raise ValueError(f"draft must be one of {', '.join(DRAFTS)}")
     models = load_models(lang)
     target = models["trigram"]
-    return measure(target, models[draft], contexts(target, lang, m, EVAL_SEED),
-                   contexts(target, lang, m, FIT_SEED), k, d, n_max)
+    return measure(target, models[draft], contexts(target, lang, m, EVAL_SEED), acceptance(lang, draft, m),
+                   k, d, n_max)

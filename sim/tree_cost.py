@@ -13,6 +13,12 @@ given batch and context, against a plain step's one. At batch 1 the weights domi
 positions are nearly free until the arithmetic reaches the ridge point; in a large batch every
 position costs arithmetic, so t(n) grows with n and wide trees stop paying. For a chain this is
 exactly ``sim.roofline.speculative``'s speed-up.
+
+Memory capacity (``sim.roofline.fits``): a pass over n guesses keeps n more positions per stream in
+the key/value cache while it is checked, so ``batch`` streams of ``context`` tokens fit a tree of n
+guesses only if ``batch`` streams of context + n tokens fit beside the weights. Curves end at the
+largest budget that fits (``n_fit``; −1 when not even plain decoding fits), best budgets are chosen
+among those, and the batch scan ends where the streams stop fitting.
 """
 from __future__ import annotations
 
@@ -59,11 +65,23 @@ def speedup(tokens: float, gpu, model, batch: int, context: int, n: int, depth: 
     return tokens / pass_cost(gpu, model, batch, context, n, depth, c)["cost"]
 
 
-def _best(table: dict, method: str, ratios: list[float], c: float) -> tuple[int, float]:
-    """The budget with the largest speed-up for one method (the smallest n among equals)."""
+def n_fit(gpu, model, batch: int, context: int, n_max: int = N_MAX) -> int:
+    """The largest budget n ≤ n_max whose pass fits in memory: ``batch`` streams of context + n
+    cached tokens beside the weights (n = 0 is plain decoding); −1 when not even that fits."""
+    most = roofline.max_context(gpu, model, batch)   # None: the weights alone do not fit
+    if most is None or most < context:
+        return -1
+    return min(n_max, most - context)
+
+
+def _best(table: dict, method: str, ratios: list[float], c: float, fit: int | None = None) -> tuple[int, float]:
+    """The budget with the largest speed-up for one method (the smallest n among equals), among
+    the budgets up to ``fit`` (all of them if None)."""
     rows = table[method]
     best = (0, 1.0)                   # n = 0: plain decoding
     for i, n in enumerate(table["n"]):
+        if fit is not None and n > fit:
+            break
         s = rows["tokens"][i] / (ratios[n] + rows["depth"][i] * c)
         if s > best[1] + TIE:
             best = (n, s)
@@ -71,20 +89,27 @@ def _best(table: dict, method: str, ratios: list[float], c: float) -> tuple[int,
 
 
 def curves(table: dict, gpu, model, batch: int, context: int, c: float) -> dict:
-    """For every method and budget: tokens per pass, depth, t(n) and speed-up; each method's best
-    budget; and whether the best tree beats the best chain here (by how much)."""
+    """For every method and budget: tokens per pass, depth, t(n) and speed-up (None past the
+    budgets that fit in memory, ``n_fit``); each method's best budget among those that fit; and
+    whether the best tree beats the best chain here (by how much). When not even plain decoding
+    fits (``fits`` false), every speed-up is None and there is no verdict."""
     c = _c(c)
-    ratios = verify_ratios(gpu, model, batch, context, max(table["n"]))
+    n_max = max(table["n"])
+    ratios = verify_ratios(gpu, model, batch, context, n_max)
+    fit = n_fit(gpu, model, batch, context, n_max)
     out = {"gpu": roofline._gpu(gpu).key, "model": roofline._model(model).key, "batch": batch,
            "context": context, "c": c, "n": table["n"], "t_ratio": [ratios[n] for n in table["n"]],
+           "fits": fit >= 0, "n_fit": fit, "max_batch": roofline.max_batch(gpu, model, context),
            "methods": {}}
     for m in METHODS:
         rows = table[m]
-        sp = [rows["tokens"][i] / (ratios[n] + rows["depth"][i] * c) for i, n in enumerate(table["n"])]
-        n_best, s_best = _best(table, m, ratios, c)
+        sp = [rows["tokens"][i] / (ratios[n] + rows["depth"][i] * c) if n <= fit else None
+              for i, n in enumerate(table["n"])]
+        n_best, s_best = _best(table, m, ratios, c, fit) if fit >= 0 else (None, None)
         out["methods"][m] = {"tokens": rows["tokens"], "depth": rows["depth"], "speedup": sp,
                              "how": rows["how"], "best_n": n_best, "best_speedup": s_best}
-    out.update(_verdict(out["methods"]))
+    out.update(_verdict(out["methods"]) if fit >= 0 else
+               {"best_chain": None, "best_tree": None, "tree_beats_chain": False, "tree_over_chain": None})
     return out
 
 
@@ -98,18 +123,27 @@ def _verdict(methods: dict) -> dict:
 
 
 def batch_scan(table: dict, gpu, model, context: int, c: float, batches=BATCHES) -> dict:
-    """The best chain and the best tree at each batch size; the first batch (of ``batches``) from
-    which no tree beats the best chain, and the first from which nothing beats plain decoding."""
+    """The best chain and the best tree at each batch size where plain decoding fits in memory
+    (the scan ends at the first batch that does not: ``stops_fitting_batch``; each row's budgets
+    are those that fit there, ``n_fit``); the first of those batches from which no tree beats the
+    best chain, and the first from which nothing beats plain decoding."""
     c = _c(c)
+    n_max = max(table["n"])
     rows = []
+    stops_fitting = None
     for b in batches:
-        ratios = verify_ratios(gpu, model, b, context, max(table["n"]))
-        best = {m: _best(table, m, ratios, c) for m in METHODS}
+        fit = n_fit(gpu, model, b, context, n_max)
+        if fit < 0:
+            stops_fitting = b
+            break
+        ratios = verify_ratios(gpu, model, b, context, n_max)
+        best = {m: _best(table, m, ratios, c, fit) for m in METHODS}
         v = _verdict({m: {"best_n": n, "best_speedup": s} for m, (n, s) in best.items()})
-        rows.append({"batch": b, **v})
+        rows.append({"batch": b, "n_fit": fit, **v})
     trees_stop = next((r["batch"] for r in rows if not r["tree_beats_chain"]), None)
     spec_stop = next((r["batch"] for r in rows
                       if max(r["best_chain"]["speedup"], r["best_tree"]["speedup"]) <= 1.0 + TIE), None)
     return {"gpu": roofline._gpu(gpu).key, "model": roofline._model(model).key, "context": context,
             "c": c, "rows": rows, "trees_stop_paying_batch": trees_stop,
-            "speculation_stops_paying_batch": spec_stop}
+            "speculation_stops_paying_batch": spec_stop, "stops_fitting_batch": stops_fitting,
+            "max_batch": roofline.max_batch(gpu, model, context)}

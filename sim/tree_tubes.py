@@ -52,10 +52,12 @@ def first_tokens(target: NGramModel, draft: NGramModel, context: Sequence[int], 
 
 
 def star_first_tokens(target: NGramModel, draft: NGramModel, context: Sequence[int], k: int, sampling: str,
-                      rule: str, n: int, rng: np.random.Generator) -> np.ndarray:
+                      rule: str, n: int, rng: np.random.Generator, return_kept: bool = False):
     """As ``first_tokens`` on ``star(k)``, in the same distribution, faster: the root's children
     are drawn only as the checks reach them (the later ones cannot change the first token), and
-    ``naive``'s first token is the target's own draw y whether or not a child holds it."""
+    ``naive``'s first token is the target's own draw y whether or not a child holds it.
+    ``return_kept``: also whether each first token was a kept guess (else the target put it in;
+    for ``naive``, whether y was among the children, which are then drawn in full)."""
     check_rule(rule)
     p, q = target.sparse(context), draft.sparse(context)
     top = [x for x, _ in q.top(k)] if sampling == "top" else None
@@ -70,14 +72,23 @@ def star_first_tokens(target: NGramModel, draft: NGramModel, context: Sequence[i
                 d = without(d, [x])
 
     out = np.empty(n, dtype=np.int64)
+    was_kept = np.zeros(n, dtype=bool)
     for i in range(n):
         if rule == "naive":
+            # The children do not change y (drawn first here, with the pass's first uniform);
+            # they are drawn after it, only when asked whether y was among them.
             out[i] = p.sample(rng.random())
+            if return_kept:
+                made = []
+                for _c, _x in drawn(made):
+                    pass
+                was_kept[i] = int(out[i]) in made
             continue
         made: list[int] = []
         kept, final = check_children(drawn(made), p, q, rng, rule)
         out[i] = made[kept - 1] if kept is not None else final.sample(rng.random())
-    return out
+        was_kept[i] = kept is not None
+    return (out, was_kept) if return_kept else out
 
 
 def run_tree_tubes(target: NGramModel, draft: NGramModel, context: Sequence[int], plan: Plan, rule: str,
@@ -93,10 +104,12 @@ def run_tree_tubes(target: NGramModel, draft: NGramModel, context: Sequence[int]
     p = target.dist(context)
     ps = target.sparse(context)
     vocab = target.vocab
-    plain, tree = [], []
+    plain, tree, kept = [], [], []
     for _ in range(rounds):
         plain.append(np.fromiter((ps.sample(rng.random()) for _ in range(trials)), dtype=np.int64, count=trials))
-        tree.append(star_first_tokens(target, draft, context, k, plan.sampling, rule, trials, rng))
+        x, kx = star_first_tokens(target, draft, context, k, plan.sampling, rule, trials, rng, return_kept=True)
+        tree.append(x)
+        kept.append(kx)
     plain_c = np.bincount(np.concatenate(plain), minlength=p.size)
     tree_c = np.bincount(np.concatenate(tree), minlength=p.size)
     shown = set(np.argsort(-p, kind="stable")[:top].tolist()) | set(np.flatnonzero(plain_c).tolist()) \
@@ -110,6 +123,7 @@ def run_tree_tubes(target: NGramModel, draft: NGramModel, context: Sequence[int]
                 "chi2": stat, "bins": bins, "pvalue": pvalue}
 
     chain = k == 1
+    n_kept = int(sum(int(kx.sum()) for kx in kept))
     return {
         "context": [vocab[i] if i >= 0 else "<unk>" for i in context],
         "sampling": plan.sampling, "rule": rule, "exact": is_exact(plan.sampling, rule, chain),
@@ -117,8 +131,9 @@ def run_tree_tubes(target: NGramModel, draft: NGramModel, context: Sequence[int]
         "p": {vocab[i]: float(p[i]) for i in shown},
         "q": {vocab[i]: float(q[i]) for i in shown},
         "plain": tube(plain_c),
-        "tree": tube(tree_c),
-        "samples": [{"plain": [vocab[i] for i in a], "tree": [vocab[i] for i in b]} for a, b in zip(plain, tree)],
+        "tree": {**tube(tree_c), "kept": n_kept, "put_in": rounds * trials - n_kept},
+        "samples": [{"plain": [vocab[i] for i in a], "tree": [vocab[i] for i in b], "kept": kx.tolist()}
+                    for a, b, kx in zip(plain, tree, kept)],
     }
 
 

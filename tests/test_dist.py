@@ -38,6 +38,9 @@ def test_sparse_matches_dense_for_every_model(lang):
             # top: likeliest first, lower id first among equals
             ref = np.lexsort((np.arange(m.V), -d))[:10]
             assert [w for w, _ in s.top(10)] == [int(i) for i in ref]
+            # the likeliest tokens off the list, found at once, are the first ones off_list gives
+            from itertools import islice
+            assert s.sup.off_top(16).tolist() == list(islice(s.sup.off_list(), 16))
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -55,6 +55,8 @@ def test_only_section_6_runs_a_wrong_rule(app, client):
     answers = dict(re.findall(r'<script type="application/json" data-answer="([\w.]+)">(.*?)</script>', page, re.S))
     import json
     for unit, raw in answers.items():
+        if unit.startswith("trees."):
+            continue   # section 11's tree rules are its own (`trule`), never the chain's
         rules = set(re.findall(r'"rule": "([\w-]+)"', raw))
         assert rules <= ({"keep-draft"} if unit == "exact" else {"exact"}), unit
     assert '"rule": "keep-draft"' in answers["exact"]

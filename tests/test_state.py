@@ -86,7 +86,8 @@ STATES = [
     {},
     {"gpu": "b200", "model": "llama-3.1-70b", "batch": 512, "ctx": 0, "lanes": 300, "gamma": 7,
      "draft": "unigram", "greedy": "1", "rule": "keep-draft", "tdraft": "trigram", "rounds": "3",
-     "seed": "9", "c": "0.6", "alpha": "0.85", "ldraft": "lookup", "adapt": "hf", "eff": "0.5"},
+     "seed": "9", "c": "0.6", "alpha": "0.85", "ldraft": "lookup", "adapt": "hf", "eff": "0.5",
+     "n": "40", "k": "7", "d": "9", "shape": "dynamic", "sampling": "iid", "trule": "stale", "trounds": "3"},
 ]
 
 

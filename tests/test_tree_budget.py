@@ -82,3 +82,19 @@ def test_the_table_is_cached_and_seeded():
     assert a["topk"]["depth"][-1] <= 3 and max(a["best"]["depth"]) <= 3
     with pytest.raises(ValueError):
         budget_table("zh", "fourgram")
+
+
+def test_acceptance_is_measured_once_per_language_and_draft():
+    from sim.tree_budget import acceptance, fit_acceptance
+    m = load_models("en")
+    target, draft = m["trigram"], m["unigram"]
+    a = acceptance("en", "unigram", 8)
+    assert acceptance("en", "unigram", 8) is a
+    fit = contexts(target, "en", 8, FIT_SEED)
+    assert a == fit_acceptance(target, draft, fit)
+    # A table measured from the positions equals one given the acceptance measured beforehand.
+    ctxs = contexts(target, "en", 8, EVAL_SEED)
+    assert measure(target, draft, ctxs, fit, 2, 3, 10) == measure(target, draft, ctxs, a, 2, 3, 10)
+    assert budget_table("en", "unigram", 2, 3, 10, 8)["sequoia_acceptance"] == a["sequoia_acceptance"]
+    with pytest.raises(ValueError):
+        acceptance("en", "fourgram")

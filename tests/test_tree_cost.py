@@ -16,7 +16,8 @@ def table():
 
 def test_a_chain_costs_what_roofline_speculative_says(table):
     alpha = table["alpha"]
-    for batch in (1, 64, 512):
+    # (512 streams of 1,024 tokens would not fit an H100's memory; 256 do: 34 GB of cache.)
+    for batch in (1, 64, 256):
         cu = curves(table, GPU, MODEL, batch, 1024, 0.05)
         for gamma in (1, 4, 8):
             expected = roofline.speculative(GPU, MODEL, batch, 1024, gamma, alpha, 0.05)["speedup"]
@@ -56,3 +57,28 @@ def test_bad_arguments(table):
         pass_cost(GPU, MODEL, 1, 0, 65, 3, 0.1)
     with pytest.raises(ValueError, match="gpu"):
         curves(table, "tpu", MODEL, 1, 0, 0.1)
+
+
+def test_capacity_ends_the_curves_and_the_scan(table):
+    from sim.tree_cost import n_fit
+    # Llama 3.1 8B on an H100, by hand: 80e9 B of memory, 16.06e9 of weights (8.03e9 × 2 B), so
+    # 63.94e9 B of room; a cached token is 32 layers × 8 heads × 128 × 2 (K, V) × 2 B = 131,072 B,
+    # a 4,096-token stream 536.9e6 B: 119 streams fit (63.89e9 B) and 120 do not. At 119 streams
+    # the ~53e6 B left hold 3 more tokens each; at 118, ~589e6 B hold 38 more each.
+    assert roofline.max_batch(GPU, MODEL, 4096) == 119
+    assert n_fit(GPU, MODEL, 119, 4096) == 3 and n_fit(GPU, MODEL, 118, 4096) == 38
+    assert n_fit(GPU, MODEL, 117, 4096) == 64 and n_fit(GPU, MODEL, 120, 4096) == -1
+    scan = batch_scan(table, GPU, MODEL, 4096, 0.05)
+    assert [r["batch"] for r in scan["rows"]] == [b for b in BATCHES if b <= 119]
+    assert scan["stops_fitting_batch"] == 128 and scan["max_batch"] == 119
+    # At 118 streams only budgets up to 38 fit: the speed-ups end there, the best is among them.
+    cu = curves(table, GPU, MODEL, 118, 4096, 0.05)
+    assert cu["fits"] and cu["n_fit"] == 38
+    for m in cu["methods"].values():
+        assert all(s is not None for s in m["speedup"][:38]) and all(s is None for s in m["speedup"][38:])
+        assert m["best_n"] <= 38
+    # The 70B model's weights alone (141 GB) do not fit one H100: no speed-up, no verdict.
+    big = curves(table, GPU, "llama-3.1-70b", 1, 0, 0.05)
+    assert not big["fits"] and big["n_fit"] == -1 and big["best_tree"] is None
+    assert all(s is None for m in big["methods"].values() for s in m["speedup"])
+    assert batch_scan(table, GPU, "llama-3.1-70b", 0, 0.05)["rows"] == []

@@ -76,6 +76,9 @@ def test_tubes_totals_and_reproducibility():
     assert a["exact"] is False and a["rule"] == "sequoia"
     assert sum(a["plain"]["counts"].values()) == sum(a["tree"]["counts"].values()) == 120
     assert len(a["samples"]) == 3 and all(len(r["tree"]) == 40 for r in a["samples"])
+    # Kept guesses and tokens the target put in add up to the passes, round by round.
+    assert a["tree"]["kept"] + a["tree"]["put_in"] == 120
+    assert a["tree"]["kept"] == sum(sum(r["kept"]) for r in a["samples"]) and 0 < a["tree"]["kept"] < 120
     assert run_tree_tubes(target, draft, ctx, Plan.fixed(star(1), "wor"), "stale", 1, 5,
                           np.random.default_rng(1))["exact"] is True      # one guess: Leviathan's rule
     with pytest.raises(ValueError):
@@ -99,3 +102,21 @@ def test_the_tubes_fast_path_keeps_exact_rules_exact_and_wrong_ones_wrong(sampli
     x = star_first_tokens(target, draft, ctx, 8, sampling, rule, 20_000, np.random.default_rng(2024))
     pvalue = chi_square(np.bincount(x, minlength=p.size), p)[1]
     assert (pvalue > 1e-3) == ((sampling, rule) in EXACT), pvalue
+
+
+@pytest.mark.parametrize("sampling,rule", [("top", "pointmass"), ("wor", "sequoia"), ("iid", "naive")])
+def test_kept_says_whether_the_first_token_was_a_guess(sampling, rule):
+    # Asking whether each first token was a kept guess changes nothing else for the checking
+    # rules (same uniforms, same tokens); a kept token is always one of the star's children.
+    m = load_models("en")
+    target, draft = m["trigram"], m["bigram"]
+    ctx = target.encode(list(tree_tubes_context("en")))
+    x, kept = star_first_tokens(target, draft, ctx, 3, sampling, rule, 300, np.random.default_rng(5),
+                                return_kept=True)
+    if rule != "naive":
+        assert (x == star_first_tokens(target, draft, ctx, 3, sampling, rule, 300,
+                                       np.random.default_rng(5))).all()
+    if sampling == "top":
+        top = {t for t, _ in draft.sparse(ctx).top(3)}
+        assert all(int(t) in top for t in x[kept]) and not any(int(t) in top for t in x[~kept])
+    assert 0 < kept.sum() < 300

@@ -26,4 +26,49 @@ def choice_labels() -> dict[str, dict[str, str]]:
                   "cost": _("best γ for the recent α (cost model)")},
         "tlang": {"auto": _("the page’s language"), "en": _("words and punctuation (English)"),
                   "zh": _("characters (Chinese)")},
+        "shape": {"chain": _("chain: one guess per level"), "kary": _("k children at every node"),
+                  "sequences": _("k separate sequences"), "dynamic": _("dynamic tree (EAGLE-2)"),
+                  "best": _("best shape for the budget (Sequoia)")},
+        "sampling": {"top": _("the draft's k likeliest tokens"), "iid": _("k independent draws from q"),
+                     "wor": _("k draws without replacement")},
+        "trule": {"naive": _("naive: draw from p, go down if a child has it"),
+                  "pointmass": _("point mass: keep with chance R(x)"),
+                  "specinfer": _("SpecInfer: min(1, R/q), residual after each refusal"),
+                  "sequoia": _("Sequoia: as SpecInfer, refused tokens taken out of q"),
+                  "stale": _("a mistake: residual not updated between siblings")},
+    }
+
+
+def param_labels() -> dict[str, str]:
+    """Each page parameter's name as the page calls it, in the reader's language (the Embed dialog
+    lists the settings a snippet carries by these). tests/test_embed_labels.py checks that every
+    page parameter has one."""
+    return {
+        "gpu": _("GPU"),
+        "model": _("Model"),
+        "batch": _("Streams in the batch"),
+        "ctx": _("Context per stream (tokens)"),
+        "lanes": _("Lanes lit (positions per read)"),
+        "eff": _("Engine efficiency (share of the ideal speed)"),
+        "gamma": _("Guesses per pass, γ"),
+        "draft": _("Draft model"),
+        "greedy": _("Greedy (always the likeliest token)"),
+        "rule": _("Rule for passing"),
+        "tdraft": _("The tubes’ draft model"),
+        "rounds": _("Rounds poured into the tubes"),
+        "seed": _("Seed"),
+        "c": _("Draft cost c"),
+        "alpha": _("Acceptance rate α"),
+        "depth": _("Read at depth"),
+        "text": _("The lab’s text (your own)"),
+        "tlang": _("How the lab splits the text"),
+        "ldraft": _("The lab’s draft"),
+        "adapt": _("The lab’s adaptive γ"),
+        "shape": _("Tree shape"),
+        "n": _("Node budget n (guesses per pass)"),
+        "k": _("Children per node k"),
+        "d": _("Depth limit d (levels)"),
+        "sampling": _("How the draft fills children"),
+        "trule": _("The tree’s check"),
+        "trounds": _("Rounds poured into the tree tubes"),
     }

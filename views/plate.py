@@ -13,6 +13,7 @@ from flask import Blueprint, abort, current_app, render_template, request, url_f
 from flask_babel import gettext as _
 
 from sim import params as P
+from views.choices import choice_labels, param_labels
 from views.format import tidy_zh
 from views.params import parse_lenient
 from views.sections import ANCHORS, BY_ANCHOR, SECTIONS, answers, reads
@@ -76,7 +77,7 @@ def _render(template: str, **context) -> str:
 @bp.get("/<lang>/specdec/")
 def page(lang: str):
     _check_lang(lang)
-    return _render("plate/page.html", **_context(lang, embed=False))
+    return _render("plate/page.html", embed_dialog=embed_dialog_i18n(), **_context(lang, embed=False))
 
 
 @bp.get("/embed/<lang>/specdec/")
@@ -133,6 +134,32 @@ def page_i18n() -> dict:
         "invalid": _("%(name)s must be %(allowed)s."),
         "plate_title": _("Speculative decoding"),
         "section": _("Section"),
+    }
+
+
+def embed_dialog_i18n() -> dict:
+    """What the Embed dialog (static/js/widgets/embed.js) says, and the names it gives the settings a
+    snippet carries: each parameter's label and its choices' names, in the reader's language.
+    Only the full page has the dialog, so only it ships these."""
+    choices = choice_labels()
+    choices["depth"] = {"story": _("Story"), "picture": _("Picture"), "frontier": _("Frontier")}
+    return {
+        "labels": param_labels(),
+        "choices": choices,
+        "strings": {
+            "width": _("Width of the frame on your page"),
+            "width_phone": _("%(px)s px (a phone)"),
+            "width_px": _("%(px)s px"),
+            "defaults": _("Start from the defaults (leave out the settings changed on this page)"),
+            "carries": _("Settings this snippet carries:"),
+            "carries_none": _("No settings: the frame opens with the defaults."),
+            "setting": _("%(name)s: %(value)s"),
+            "on": _("on"),
+            "off": _("off"),
+            "preview": _("Preview"),
+            "measuring": _("Measuring its height at %(px)s px wide…"),
+            "measured": _("Height at %(px)s px wide: %(h)s px, written into the snippet. A narrower frame (a phone) needs more: the script grows it; without the script the frame scrolls."),
+        },
     }
 
 

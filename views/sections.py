@@ -19,7 +19,7 @@ from flask_babel import lazy_gettext as _l
 
 from sim import params as P
 from views.format import tidy_zh
-from views import sections_lab, sections_roofline, sections_speculative
+from views import sections_lab, sections_roofline, sections_speculative, sections_trees
 
 
 @dataclass(frozen=True)
@@ -45,14 +45,16 @@ SECTIONS: tuple[Section, ...] = (
     _one(8, "speedup", _l("How much faster")),
     _one(9, "idle", _l("It spends the idle arithmetic")),
     _one(10, "selfdraft", _l("Without a second model")),
-    _one(11, "reader", _l("Inside the reader")),
-    _one(12, "parts", _l("Taken apart"), static=True),
-    _one(13, "bench", _l("The bench")),
-    Section(14, "lab", _l("Beyond the plate"), tuple(sections_lab.ANSWERS)),
+    Section(11, "trees", _l("Many guesses at once"), tuple(sections_trees.ANSWERS)),
+    _one(12, "reader", _l("Inside the reader")),
+    _one(13, "parts", _l("Taken apart"), static=True),
+    _one(14, "bench", _l("The bench")),
+    Section(15, "lab", _l("Beyond the plate"), tuple(sections_lab.ANSWERS)),
 )
 BY_ANCHOR = {s.anchor: s for s in SECTIONS}
 ANCHORS = tuple(BY_ANCHOR)
-ANSWERS = {**sections_roofline.ANSWERS, **sections_speculative.ANSWERS, **sections_lab.ANSWERS}
+ANSWERS = {**sections_roofline.ANSWERS, **sections_speculative.ANSWERS, **sections_lab.ANSWERS,
+           **sections_trees.ANSWERS}
 UNITS = tuple(u for s in SECTIONS for u in s.units)
 
 

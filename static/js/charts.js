@@ -6,6 +6,7 @@ import { count } from "./format.js";
 // it keeps the server's fallback table. Returns update(data): draw now if plotly is here, else
 // keep data for when it comes.
 export function lazyChart(container, ctx, draw) {
+  container.dataset.lazyChart = "waiting";   // "drawn" once drawn; tests find the charts by it
   let plotly = null;
   let pending = null;
   let requested = false;
@@ -16,6 +17,7 @@ export function lazyChart(container, ctx, draw) {
       plotly = P;
       container.textContent = ""; // drop the server's fallback table
       container.classList.add("is-drawn");
+      container.dataset.lazyChart = "drawn";
       if (pending) draw(plotly, container, pending);
     }).catch((err) => {
       requested = false;
@@ -30,6 +32,9 @@ export function lazyChart(container, ctx, draw) {
   } else {
     start();
   }
+  // The Embed dialog's preview (widgets/embed.js) asks for every chart at once, to measure the
+  // height the embed takes with its charts drawn.
+  document.addEventListener("specdec:draw-charts", start);
   return (data) => {
     pending = data;
     if (plotly) draw(plotly, container, data);

@@ -189,6 +189,9 @@ if (window.parent !== window && document.body.classList.contains("embed")) {
   if ("ResizeObserver" in window) new ResizeObserver(reportHeight).observe(document.body);
   window.addEventListener("load", reportHeight);
   window.addEventListener("resize", reportHeight);
+  // Once the widgets have mounted (often after "load"), measured at once: a cross-origin frame
+  // out of view gets no rendering update, so no ResizeObserver callback, until it is scrolled to.
+  document.addEventListener("specdec:ready", reportHeight);
   reportHeight();
 }
 

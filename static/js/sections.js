@@ -51,6 +51,7 @@ class Section {
     this.data = new Map();       // unit -> the answer drawn now
     this.listeners = new Set();  // fn(data, unit)
     this.seq = new Map();        // unit -> number of the newest request (older ones are dropped)
+    this.waiting = new Set();    // units whose newest request has not come back yet
     this.stale = new Set();      // units to ask for once the section comes near the view
     this.near = false;
     for (const s of el.querySelectorAll("script[data-answer]")) {
@@ -99,6 +100,7 @@ class Section {
     if (again) requests.delete(urlFor(unit));
     const mine = (this.seq.get(unit) || 0) + 1;
     this.seq.set(unit, mine);
+    this.waiting.add(unit);
     this.el.setAttribute("aria-busy", "true");
     try {
       const ans = await request(urlFor(unit));
@@ -108,7 +110,9 @@ class Section {
     } catch (err) {
       if (this.seq.get(unit) === mine) showError(this.el, err);
     } finally {
-      if ([...this.seq].every(([u, n]) => u !== unit || n === mine)) this.el.removeAttribute("aria-busy");
+      // Busy until the newest request of every unit of the section has come back.
+      if (this.seq.get(unit) === mine) this.waiting.delete(unit);
+      if (!this.waiting.size) this.el.removeAttribute("aria-busy");
     }
   }
 

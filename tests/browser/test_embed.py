@@ -80,3 +80,77 @@ def test_embed_reports_height_again_when_content_grows(browser, live_url, host_u
     pg.wait_for_function(
         f"+document.getElementById('one').dataset.specdecHeight >= {before + 390}", timeout=10000)
     ctx.close()
+
+
+# ---- several frames, some below the fold, and a host that changes width -------------------------
+
+FRAMES = ("onebyone", "tape", "exact", "idle", "lab")
+
+# The embed's height as it reports it (static/js/main.js): its body's, with the body's margins.
+BODY_HEIGHT = """() => { const b = document.body, cs = getComputedStyle(b);
+  return Math.ceil(b.getBoundingClientRect().height + parseFloat(cs.marginTop) + parseFloat(cs.marginBottom)); }"""
+
+
+def course_app(specdec_url: str):
+    """A course page on another origin: five embeds far apart (most of them below the fold) and
+    the host script, with no height given beyond the snippet's."""
+    frames = "\n".join(
+        f'<p style="height:900px">Reading for week {i + 1}.</p>'
+        f'<iframe id="f-{a}" src="{specdec_url}/embed/en/specdec/{a}/" title="{a}" width="100%" height="600" '
+        f'style="border:0;max-width:100%"></iframe>' for i, a in enumerate(FRAMES))
+    html = f"""<!doctype html><html><head><meta charset="utf-8"><title>Course</title></head>
+<body style="margin:0 8px"><h1>A course page</h1>{frames}
+<script src="{specdec_url}/static/js/embed-host.js" async></script></body></html>""".encode()
+
+    def app(environ, start_response):
+        start_response("200 OK", [("Content-Type", "text/html; charset=utf-8"), ("Content-Length", str(len(html)))])
+        return [html]
+    return app
+
+
+def frame_heights(pg):
+    """Each frame's height on the host page and its content's own height, by anchor."""
+    out = {}
+    for a in FRAMES:
+        frame = next(f for f in pg.frames if f"/embed/en/specdec/{a}/" in f.url)
+        box = pg.evaluate("(id) => document.getElementById(id).getBoundingClientRect().height", f"f-{a}")
+        out[a] = (round(box), frame.evaluate(BODY_HEIGHT))
+    return out
+
+
+def wait_until_frames_fit(pg, timeout_s=20):
+    import time
+    deadline = time.time() + timeout_s
+    while True:
+        got = frame_heights(pg)
+        if all(abs(box - content) <= 1 for box, content in got.values()):
+            pg.wait_for_timeout(400)   # and stays so
+            again = frame_heights(pg)
+            if again == got:
+                return got
+        if time.time() > deadline:
+            raise AssertionError(f"frames (height on the host, content): {got}")
+        pg.wait_for_timeout(250)
+
+
+def test_frames_out_of_view_follow_the_host_when_it_resizes(browser, live_url):
+    with LiveServer(course_app(live_url)) as host:
+        ctx = browser.new_context(viewport={"width": 1100, "height": 700})
+        pg = ctx.new_page()
+        pg.goto(host.url)
+        for a in FRAMES:
+            next(f for f in pg.frames if f"/embed/en/specdec/{a}/" in f.url).wait_for_selector(
+                "html[data-ready='1']", state="attached", timeout=30_000)
+        wide = wait_until_frames_fit(pg)
+        # Only the first frame is anywhere near the view; the others are thousands of px below.
+        below = pg.evaluate("() => [...document.querySelectorAll('iframe')].filter(f => f.getBoundingClientRect().top > innerHeight).length")
+        assert below >= 4
+        # A phone's width (a window narrowed, a tablet rotated): every frame follows, in view or not.
+        pg.set_viewport_size({"width": 420, "height": 800})
+        narrow = wait_until_frames_fit(pg)
+        assert all(narrow[a][1] > wide[a][1] for a in FRAMES), (wide, narrow)
+        # And back: every frame shrinks again (the height is the content's, not the frame's).
+        pg.set_viewport_size({"width": 1100, "height": 700})
+        back = wait_until_frames_fit(pg)
+        assert all(abs(back[a][1] - wide[a][1]) <= 2 for a in FRAMES), (wide, back)
+        ctx.close()

@@ -4,15 +4,9 @@ import re
 import pytest
 
 from views.sections import SECTIONS
+from tests.browser.util import load as _load
 
 pytestmark = pytest.mark.browser
-
-
-def _load(page, url):
-    page.goto(url)
-    # main.js sets data-ready once every widget has been mounted (or has failed visibly).
-    # A selector, not wait_for_function: the strict CSP forbids the eval that the latter uses.
-    page.wait_for_selector("html[data-ready='1']", state="attached", timeout=20000)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

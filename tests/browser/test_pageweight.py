@@ -1,53 +1,98 @@
-"""Page weight in the browser: an embed's first view stays under 300 KB compressed before any
-chart library, and plotly.js is fetched only once a chart comes into view (bench/pageweight.py
-prints the figures for every page)."""
+"""Page weight and responsiveness in the browser, measured once a page has settled (mounted, then a
+few seconds of idling, no scrolling): the first view stays within its budget (bench/pageweight.py
+prints the figures for every page and holds the budgets), plotly.js is fetched only once a chart
+comes within 200 px of the view, and no task after the load event takes over 200 ms (issue 15:
+the lab's map loaded plotly at mount and froze the page for 2–7 s before anyone scrolled)."""
 from __future__ import annotations
 
 import pytest
 
-from bench.pageweight import EMBED_BUDGET, PLOTLY, _SIZES
+from bench.pageweight import (CHARTS_NEAR_VIEW, KIB, LONG_TASK_MS, LONG_TASKS_AFTER_LOAD,
+                              LONG_TASKS_INIT, PLOTLY, _SIZES, budget, settle)
 
 pytestmark = pytest.mark.browser
 
-
-def first_view(page, url):
-    page.goto(url)
-    page.wait_for_selector("html[data-ready='1']", state="attached", timeout=30_000)
-    page.wait_for_timeout(200)
-    return page.evaluate(_SIZES)
+WHOLE = ["/en/specdec/", "/zh/specdec/", "/embed/en/specdec/", "/embed/zh/specdec/"]
+# One-section embeds: the heaviest (the bench, the lab), one with a chart at the top, both languages.
+SECTIONS = ["/embed/en/specdec/bench/", "/embed/zh/specdec/lab/", "/embed/en/specdec/speedup/",
+            "/embed/zh/specdec/alpha/"]
 
 
-@pytest.mark.parametrize("path", ["/embed/en/specdec/", "/embed/zh/specdec/",
-                                  "/embed/en/specdec/speedup/", "/embed/zh/specdec/alpha/",
-                                  "/embed/en/specdec/bench/"])
-def test_embed_first_view_within_budget(page, live_url, path):
-    entries = first_view(page, live_url + path)
-    sent = sum(e["transfer"] for e in entries if e["name"] != PLOTLY)
-    # Compression is on: the document and text resources travel smaller than they are.
-    doc = entries[0]
-    assert doc["transfer"] > 0 and doc["body"] < doc["decoded"], doc
-    assert sent <= EMBED_BUDGET, f"{path}: {sent / 1024:.0f} KiB on first view"
+def fetched_plotly(page) -> bool:
+    return any(e["name"] == PLOTLY for e in page.evaluate(_SIZES))
 
 
-def test_plotly_loads_only_when_a_chart_comes_into_view(page, live_url):
-    entries = first_view(page, live_url + "/en/specdec/")
-    charts_in_view = page.evaluate("""() => [...document.querySelectorAll('.js-plotly-plot, [data-chart], .rf-chart, .chart')]
-        .some(el => { const r = el.getBoundingClientRect(); return r.bottom > 0 && r.top < innerHeight + 200; })""")
-    if charts_in_view:
-        pytest.skip("a chart is in the first view at this size")
-    assert not any(e["name"] == PLOTLY for e in entries), "plotly.js fetched with no chart in view"
-    # Scroll through the page: the charts further down ask for it.
-    height = page.evaluate("document.body.scrollHeight")
-    fetched = False
-    for y in range(0, height + 700, 500):
-        page.evaluate("(y) => window.scrollTo(0, y)", y)
-        page.wait_for_timeout(80)
-        if any(e["name"] == PLOTLY for e in page.evaluate(_SIZES)):
-            fetched = True
-            break
-    for _ in range(50):  # the request may still be in flight at the end of the page
-        fetched = fetched or any(e["name"] == PLOTLY for e in page.evaluate(_SIZES))
-        if fetched:
-            break
-        page.wait_for_timeout(100)
-    assert fetched, "plotly.js never fetched although the charts came into view"
+def long_tasks_after_load(page):
+    tasks = page.evaluate(LONG_TASKS_AFTER_LOAD)
+    assert tasks is not None, "this Chromium does not report long tasks"
+    return [(round(s), round(d)) for s, d in tasks if d > LONG_TASK_MS]
+
+
+@pytest.mark.parametrize("path", WHOLE + SECTIONS)
+def test_settled_first_view_within_budget_and_without_long_tasks(browser, live_url, path):
+    seen = []
+    # Up to two loads: the largest task left after load is the whole plate's first style and layout
+    # (about 5,600 boxes: tasks of 55-113 ms here), which other work on this machine's two shared
+    # cores has stretched past 200 ms once in a while. A task that is long by itself (plotly.js's
+    # parsing: 0.8-3.7 s here) is long on every load.
+    for _attempt in range(2):
+        ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+        page = ctx.new_page()
+        page.add_init_script(LONG_TASKS_INIT)
+        settle(page, live_url + path)
+        entries = page.evaluate(_SIZES)
+        sent = sum(e["transfer"] for e in entries if e["name"] != PLOTLY)
+        # Compression is on: the document travels smaller than it is.
+        doc = entries[0]
+        assert doc["transfer"] > 0 and doc["body"] < doc["decoded"], doc
+        assert sent <= budget(path), f"{path}: {sent / KIB:.1f} KiB once settled, budget {budget(path) / KIB:.0f} KiB"
+        if page.evaluate(CHARTS_NEAR_VIEW):
+            # A chart at the top of a one-section embed: plotly.js comes at once (its parsing is
+            # one long task, measured by bench/pageweight.py; nothing to assert about it here).
+            assert path in SECTIONS and fetched_plotly(page)
+            ctx.close()
+            return
+        assert not fetched_plotly(page), f"{path}: plotly.js fetched with no chart within 200 px of the view"
+        seen.append(long_tasks_after_load(page))
+        ctx.close()
+        if not seen[-1]:
+            return
+    pytest.fail(f"{path}: tasks over {LONG_TASK_MS} ms after load (start, ms), on each of two loads: {seen}")
+
+
+@pytest.mark.parametrize("path, width, height", [
+    ("/en/specdec/", 1280, 900), ("/embed/zh/specdec/", 1280, 900),
+    ("/zh/specdec/", 390, 844), ("/embed/en/specdec/", 390, 844)])
+def test_no_plotly_until_a_chart_comes_near(browser, live_url, path, width, height):
+    ctx = browser.new_context(viewport={"width": width, "height": height})
+    page = ctx.new_page()
+    settle(page, live_url + path)
+    charts = page.locator("[data-lazy-chart]")
+    # The page has charts, none of them near the first view, and nothing asked for plotly.
+    assert charts.count() >= 4
+    assert page.evaluate(CHARTS_NEAR_VIEW) == 0
+    assert not fetched_plotly(page), f"{path}: plotly.js fetched with no chart within 200 px of the view"
+    assert page.locator("[data-lazy-chart=drawn]").count() == 0
+    # Scrolling down, nothing fetches it until the first chart comes within 200 px of the view.
+    first_top = charts.evaluate_all("cs => Math.min(...cs.map(c => c.getBoundingClientRect().top + scrollY))")
+    y = 0
+    while y + height + 200 < first_top - 250:
+        page.evaluate("(y) => window.scrollTo({top: y, behavior: 'instant'})", y)
+        page.wait_for_timeout(60)
+        y += 500
+    page.wait_for_timeout(300)
+    assert not fetched_plotly(page), f"{path}: plotly.js fetched at scroll {y} with the first chart at {first_top}"
+    page.evaluate("(y) => window.scrollTo({top: y, behavior: 'instant'})", max(0, first_top - height / 2))
+    page.wait_for_selector("[data-lazy-chart=drawn]", state="attached", timeout=30_000)
+    assert fetched_plotly(page)
+    ctx.close()
+
+
+def test_long_tasks_are_seen_at_all(page, live_url):
+    """The observer works: a 300 ms task after load is reported (else the test above proves nothing)."""
+    page.add_init_script(LONG_TASKS_INIT)
+    settle(page, live_url + "/embed/en/specdec/reader/")
+    page.evaluate("() => new Promise(ok => setTimeout(() => { const t = performance.now(); "
+                  "while (performance.now() - t < 300); ok(); }, 0))")
+    page.wait_for_timeout(300)
+    assert any(d >= 290 for _s, d in page.evaluate(LONG_TASKS_AFTER_LOAD))

@@ -2,6 +2,7 @@
 section 12's drawing fit the screen, the labels of the drawings in sections 1, 11 and 12 stay
 legible, and the lab's controls (section 14) fit their boxes."""
 import pytest
+from tests.browser.util import load as _load
 
 pytestmark = pytest.mark.browser
 
@@ -43,12 +44,6 @@ FORMULAS_SPLIT = r"""() => {
 def _phone(browser, width=390, **kw):
     ctx = browser.new_context(viewport={"width": width, "height": 844}, device_scale_factor=1, **kw)
     return ctx, ctx.new_page()
-
-
-def _load(page, url):
-    page.goto(url)
-    # A selector, not wait_for_function: the strict CSP forbids the eval that the latter uses.
-    page.wait_for_selector("html[data-ready='1']", state="attached", timeout=30000)
 
 
 @pytest.mark.parametrize("lang", LANGS)

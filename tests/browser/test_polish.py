@@ -5,6 +5,7 @@ import re
 import pytest
 
 from views.sections import SECTIONS
+from tests.browser.util import load as _load
 
 pytestmark = pytest.mark.browser
 
@@ -17,12 +18,6 @@ def _measured_alpha(live_url) -> str:
     from urllib.request import urlopen
     with urlopen(f"{live_url}/api/run?lang=en&draft=bigram&gamma=4&seed=1&tokens=200&trace=0") as r:
         return f"{json.load(r)['alpha']:.3f}"
-
-
-def _load(page, url):
-    page.goto(url)
-    # A selector, not wait_for_function: the strict CSP forbids the eval that the latter uses.
-    page.wait_for_selector("html[data-ready='1']", state="attached", timeout=30000)
 
 
 def _phone(browser, width=390):
@@ -83,8 +78,8 @@ def test_speedup_prose_and_widget_agree(page, live_url):
     m = re.search(r"best is γ = (\d+), (\d+\.\d+) times as fast; your γ = \d+ gives (\d+\.\d+)", prose)
     assert m, prose
     w = page.locator("#speedup [data-widget] .spec-readout")
-    assert w.locator('[data-field="theory.best_gamma"]').inner_text() == m.group(1)
-    assert w.locator('[data-field="theory.best_speedup"]').inner_text() == f"{m.group(2)}×"
+    assert w.locator('[data-field="theory.best.gamma"]').inner_text() == m.group(1)
+    assert w.locator('[data-field="theory.best.speedup"]').inner_text() == f"{m.group(2)}×"
     assert w.locator('[data-field="theory.speedup"]').inner_text() == f"{m.group(3)}×"
 
 

@@ -180,10 +180,9 @@ def test_chinese_section_2_for_a_split_model(page, live_url):
     _clean(page)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "static/js/sections.js seeds its request cache with each section's first answer and html: null, "
-    "so coming back to the page's first state swaps no live text: '+ 24 more lanes' stays at 9 lanes"))
 def test_returning_to_the_first_state_renders_it_again(page, live_url):
+    # sections.js keeps the page's own rendering of its first answers, so coming back to the
+    # first state swaps that live text in again ("+ 24 more lanes" went at 9 lanes).
     _ready(page, f"{live_url}/embed/en/specdec/reader/", "reader")
     _type(page, "#reader-lanes-typed", "40")
     page.wait_for_function("() => document.querySelector('#reader .rf-more')?.textContent.trim() === '+ 24 more lanes'",

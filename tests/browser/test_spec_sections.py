@@ -9,15 +9,10 @@ import json
 import re
 
 import pytest
+from tests.browser.util import load as _load
 
 pytestmark = pytest.mark.browser
 
-READY = "() => document.documentElement.dataset.ready === '1'"
-
-
-def _load(page, url):
-    page.goto(url)
-    page.wait_for_function(READY, timeout=30000)
 
 
 def _answer(page, unit):

@@ -1,14 +1,9 @@
 """Sections 3–8 in headless Chromium: stepping, marks, tubes, rules, sliders, no errors."""
 import pytest
+from tests.browser.util import load as _load
 
 pytestmark = pytest.mark.browser
 
-READY = "() => document.documentElement.dataset.ready === '1'"
-
-
-def _load(page, url):
-    page.goto(url)
-    page.wait_for_function(READY, timeout=20000)
 
 
 def _ready(page, anchor):

@@ -4,7 +4,6 @@ what the server renders for the new state; a failing answer fails its section al
 snippets carry only what their section reads."""
 import html
 import re
-import time
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
@@ -12,31 +11,15 @@ from bs4 import BeautifulSoup
 
 from sim import params as P
 from views.sections import ANCHORS, BY_ANCHOR, SECTIONS, reads
+from tests.browser.util import load, settle
 
 pytestmark = pytest.mark.browser
-
-
-def load(page, url):
-    page.goto(url)
-    page.wait_for_selector("html[data-ready='1']", state="attached", timeout=30000)
 
 
 def api_requests(page):
     log = []
     page.on("request", lambda r: log.append(r.url) if "/api/" in r.url else None)
     return log
-
-
-def settle(page, timeout=15):
-    """Wait until no section is waiting for an answer."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if page.locator(".plate-section[aria-busy='true']").count() == 0:
-            page.wait_for_timeout(150)
-            if page.locator(".plate-section[aria-busy='true']").count() == 0:
-                return
-        page.wait_for_timeout(100)
-    raise AssertionError("sections still busy")
 
 
 def units_of(urls):
@@ -159,7 +142,7 @@ def test_live_text_follows_every_control_of_a_section(page, live_url, client, la
                     assert _section_text(block.inner_html()) == _section_text(markup), \
                         (anchor, control.get_attribute("id"), name)
         shown = {}
-        for f in page.locator(f"#{anchor} [data-field]").all():
+        for f in page.locator(f"#{anchor} [data-field]:not([data-fmt=case])").all():
             key = (f.get_attribute("data-field"), f.get_attribute("data-fmt"))
             shown.setdefault(key, set()).add(" ".join(f.text_content().split()))
         assert all(len(v) == 1 for v in shown.values()), {k: v for k, v in shown.items() if len(v) > 1}

@@ -202,7 +202,8 @@ def test_zh_numbers_refreshed_by_scripts_keep_the_servers_form(browser, live_url
     pg.locator("#obo-gpu").select_option("b200")
     for anchor in ("batch", "idle", "onebyone"):   # sections further down are asked for as they come near
         pg.locator(f"#{anchor}").scroll_into_view_if_needed()
-        pg.wait_for_load_state("networkidle")
+        pg.wait_for_timeout(300)                     # the observer reports the section near
+        pg.wait_for_selector(".plate-section[aria-busy=true]", state="detached", timeout=15000)
     expect(pg.locator(fields[1])).to_have_text(server[1], timeout=10000)
     assert [pg.locator(f).inner_text() for f in fields] == server
     assert sum(bool(COMPACT.match(s)) for s in server) >= 4, server

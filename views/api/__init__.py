@@ -63,4 +63,4 @@ def _unexpected(e: Exception):  # pragma: no cover - a bug path; logged, never s
 
 
 # Route modules register themselves on `bp`; keep these imports last.
-from views.api import dist, lab, roofline, sections, speculative  # noqa: E402,F401
+from views.api import dist, lab, roofline, sections, speculative, tree  # noqa: E402,F401

@@ -1,0 +1,294 @@
+// Section 11 "Many guesses at once": one tree pass stepped through (the tree with q and p at every
+// node, the walk with each check and its random number, the residual after each refused sibling,
+// the tokens written, the attention mask); tubes for a tree pass's first token, the rule a choice;
+// tokens per pass and speed-up against the node budget, and the best chain and tree against the
+// batch (plotly, fetched when the charts come near). Everything drawn comes from the parts' answers
+// (views/sections_trees.py), the nodes' coordinates included, so this drawing and the server's
+// (the first view, and the view without scripts) agree.
+import { h, svg as s } from "../dom.js";
+import { count, num, prob } from "../format.js";
+import { player } from "../player.js";
+import { colours, lazyChart, PLOT_CONFIG } from "../charts.js";
+import { params } from "../state.js";
+import { renderTube } from "./exact.js";
+
+const ROUNDS_MAX = params.trounds?.hi ?? 4;
+const SEED_MAX = params.seed?.hi ?? 2147483647;
+const DRAWN = ["chain", "topk", "dynamic", "best", "sequoia"];   // views/sections_trees.CHART_METHODS
+
+// As Jinja's truncate(n, true, "…", 0) on the server.
+const cut = (text, n) => (text.length <= n ? text : `${text.slice(0, n - 1)}…`);
+
+// ---- one pass, as it stands after event `at` ------------------------------------------------------
+
+function viewAt(pass, at) {
+  const events = pass.events;
+  const nodes = pass.tree.nodes;
+  const status = new Map();           // node -> kept | refused (checked so far)
+  const written = [];
+  let current = null;                 // the node being checked (or drawn at)
+  for (let i = 0; i <= at; i++) {
+    const e = events[i];
+    if (e.kind === "check") {
+      status.set(e.node, e.accepted ? "kept" : "refused");
+      if (e.accepted) written.push({ token: e.token, kind: "kept" });
+      current = e.node;
+    } else if (e.kind === "draw") {
+      for (const c of nodes[e.at].children) status.set(c, c === e.to ? "kept" : "refused");
+      if (e.written) written.push({ token: e.y, kind: e.written });
+      else written.push({ token: nodes[e.to].token, kind: "kept" });
+      current = e.at;
+    } else if (e.kind === "final") {
+      written.push({ token: e.token, kind: e.written });
+      current = e.at;
+    }
+  }
+  const done = events[at].kind === "done";
+  if (done) for (const nd of nodes.slice(1)) status.set(nd.id, nd.status);
+  return { event: events[at], status, written: done ? pass.written : written, current, showP: at >= 1, done };
+}
+
+function drawTree(el, a, view) {
+  const pass = a.pass;
+  const lay = pass.layout;
+  const nodes = pass.tree.nodes;
+  el.setAttribute("viewBox", `0 0 ${lay.width} ${lay.height}`);
+  el.setAttribute("width", lay.width);
+  el.setAttribute("height", lay.height);
+  el.classList.toggle("is-small", lay.small);
+  const mid = lay.box_h / 2;
+  const parts = [];
+  for (const nd of nodes.slice(1)) {
+    const par = nodes[nd.parent];
+    const st = view.status.get(nd.id) ?? "pending";
+    parts.push(s("path", {
+      class: `tedge tedge--${st}`,
+      d: `M${par.px + lay.box_w} ${par.py + mid} C${par.px + lay.box_w + 8} ${par.py + mid} ${nd.px - 8} ${nd.py + mid} ${nd.px} ${nd.py + mid}`,
+    }));
+  }
+  for (const nd of nodes) {
+    const st = nd.id ? view.status.get(nd.id) ?? "pending" : "root";
+    const g = s("g", { class: `tnode tnode--${st}${nd.id === view.current ? " is-current" : ""}`,
+                       "data-node": nd.id, transform: `translate(${nd.px} ${nd.py})` });
+    g.append(s("title", {}, nd.id ? `${nd.token}: q = ${prob(nd.q)}${view.showP ? `, p = ${prob(nd.p)}` : ""}` : a.t("root_title")));
+    g.append(s("rect", { width: lay.box_w, height: lay.box_h, rx: 5 }));
+    g.append(s("text", { class: "tnode-tok", x: 6, y: 14 }, cut(nd.id ? nd.token : a.rootLabel, 11)));
+    if (nd.id && !lay.small) {
+      g.append(s("text", { class: "tnode-num", x: 6, y: 31 },
+        view.showP ? `q ${prob(nd.q)} · p ${prob(nd.p)}` : `q ${prob(nd.q)}`));
+    }
+    parts.push(g);
+  }
+  el.replaceChildren(...parts);
+}
+
+function drawMask(el, pass, current) {
+  const m = pass.tree.mask;
+  const n = m.length;
+  const cell = n <= 20 ? 14 : 6;
+  const lab = n <= 20 ? 64 : 0;
+  const size = lab + n * cell + 2;
+  el.setAttribute("viewBox", `0 0 ${size} ${size}`);
+  const parts = [];
+  if (lab) {
+    pass.tree.nodes.forEach((nd, i) => {
+      const text = cut(nd.id ? nd.token : "·", 7);
+      parts.push(s("text", { class: "tmask-lab", x: lab - 4, y: lab + i * cell + cell - 3, "text-anchor": "end" }, text));
+      parts.push(s("text", { class: "tmask-lab", transform: `translate(${lab + i * cell + cell - 3} ${lab - 4}) rotate(-60)` }, text));
+    });
+  }
+  m.forEach((row, i) => row.forEach((v, j) => {
+    if (v) parts.push(s("rect", { class: `tmask-cell${i === current ? " is-current" : ""}`,
+                                  x: lab + j * cell + 1, y: lab + i * cell + 1, width: cell - 1, height: cell - 1 }));
+  }));
+  el.replaceChildren(...parts);
+}
+
+function eventText(e, pass, t) {
+  const nodes = pass.tree.nodes;
+  const at = e.at ? nodes[e.at].token : t("root");
+  switch (e.kind) {
+    case "draft": return t("ev_draft", { n: num(pass.tree.n) });
+    case "target": return t("ev_target");
+    case "check":
+      return `${t("ev_check", { at, tok: e.token, chance: num(e.accept_prob, 2), R: prob(e.residual_p), q: prob(e.q), r: num(e.r, 2) })} ${t(e.accepted ? "ev_kept" : "ev_refused")}`;
+    case "draw":
+      return `${t("ev_draw", { at, y: e.y })} ${t(e.to !== null && e.to !== undefined ? "ev_down" : "ev_stop")}`;
+    case "final":
+      return e.written === "bonus" ? t("ev_bonus", { at, tok: e.token }) : t("ev_final", { at, tok: e.token });
+    default: return t("ev_done", { n: num(pass.written.length), text: pass.writtenText });
+  }
+}
+
+function drawResidual(fig, e) {
+  const show = e && e.kind === "check" && e.after;
+  fig.hidden = !show;
+  if (!show) return;
+  fig.querySelector(".trees-res-tok")?.remove();
+  fig.querySelector("figcaption").append(h("span", { class: "trees-res-tok", text: ` “${e.token}”` }));
+  const rows = Math.max(e.before.length, e.after.length);
+  const cellOf = (side, i) => {
+    const row = side[i];
+    return h("td", { class: row && row[0] === e.token ? "is-checked" : null },
+      row ? [h("span", { class: "rtok", text: row[0] }), " ", h("span", { class: "rnum", text: prob(row[1]) })] : []);
+  };
+  fig.querySelector("tbody").replaceChildren(...Array.from({ length: rows }, (_, i) =>
+    h("tr", {}, cellOf(e.before, i), cellOf(e.after, i))));
+}
+
+function drawWritten(ol, written) {
+  ol.replaceChildren(...written.map((w) => h("li", { class: `tape-cell tape-cell--${w.kind}` },
+    h("span", { class: "tape-tok", text: w.token }),
+    h("span", { class: "tape-mark", "aria-hidden": "true", text: w.kind === "kept" ? "●" : "◆" }))));
+}
+
+// ---- charts ---------------------------------------------------------------------------------------
+
+const STYLE = {
+  chain: (c) => ({ color: c.muted, dash: "dot" }),
+  topk: (c) => ({ color: c.kept }),
+  dynamic: (c) => ({ color: getComputedStyle(document.documentElement).getPropertyValue("--focus").trim() || "#1a5fb4" }),
+  best: (c) => ({ color: c.ink, dash: "dash" }),
+  sequoia: (c) => ({ color: c.putIn }),
+};
+
+function plotBudget(Plotly, node, a, t) {
+  const c = colours();
+  const traces = [];
+  for (const m of DRAWN) {
+    const me = a.methods[m];
+    const line = { ...STYLE[m](c), width: 2 };
+    traces.push({ x: a.budgets, y: me.tokens, mode: "lines", name: me.name, legendgroup: m, line,
+                  hovertemplate: `n = %{x}: %{y:.2f}<extra>${me.name}</extra>` });
+    traces.push({ x: a.budgets, y: me.speedup, mode: "lines", name: me.name, legendgroup: m, showlegend: false,
+                  xaxis: "x", yaxis: "y2", line, connectgaps: false,
+                  hovertemplate: `n = %{x}: %{y:.2f}×<extra>${me.name}</extra>` });
+  }
+  const mark = { type: "line", x0: a.n, x1: a.n, yref: "paper", y0: 0, y1: 1, line: { color: c.accent, width: 1, dash: "dot" } };
+  const narrow = node.clientWidth < 520;   // a phone: smaller titles, the legend in a column above
+  const title = (text) => ({ text, font: { size: narrow ? 10 : 12 } });
+  Plotly.react(node, traces, {
+    margin: { l: narrow ? 44 : 56, r: 8, t: narrow ? 110 : 40, b: 44 }, height: narrow ? 560 : 460,
+    paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)",
+    font: { color: c.ink, size: narrow ? 11 : 12 }, legend: { orientation: "h", x: 0, y: 1.02, yanchor: "bottom" },
+    xaxis: { title: title(t("x_budget")), range: [0.5, 64.5], gridcolor: c.line, anchor: "y2" },
+    yaxis: { title: title(t("y_tokens")), domain: [0.56, 1], gridcolor: c.line, rangemode: "tozero" },
+    yaxis2: { title: title(t("y_speedup")), domain: [0, 0.46], gridcolor: c.line, rangemode: "tozero" },
+    shapes: [mark, { type: "line", xref: "paper", x0: 0, x1: 1, yref: "y2", y0: 1, y1: 1, line: { color: c.ink, width: 1, dash: "dot" } }],
+    annotations: [{ x: a.n, yref: "paper", y: 1, text: t("your_n"), showarrow: false, yanchor: "bottom", font: { size: 11, color: c.accent } }],
+  }, PLOT_CONFIG);
+}
+
+function plotScan(Plotly, node, a, t) {
+  const c = colours();
+  const rows = a.scan.rows;
+  const x = rows.map((r) => r.batch);
+  const ticks = x.filter((b, i) => i % 2 === 0);
+  const narrow = node.clientWidth < 520;
+  const title = (text) => ({ text, font: { size: narrow ? 10 : 12 } });
+  Plotly.react(node, [
+    { x, y: rows.map((r) => r.best_chain.speedup), mode: "lines+markers", name: t("best_chain"),
+      line: { color: c.muted, dash: "dot" }, customdata: rows.map((r) => `${r.best_chain.name}, n = ${r.best_chain.n}`),
+      hovertemplate: "%{y:.2f}× (%{customdata})<extra></extra>" },
+    { x, y: rows.map((r) => r.best_tree.speedup), mode: "lines+markers", name: t("best_tree"),
+      line: { color: c.accent }, customdata: rows.map((r) => `${r.best_tree.name}, n = ${r.best_tree.n}`),
+      hovertemplate: "%{y:.2f}× (%{customdata})<extra></extra>" },
+  ], {
+    margin: { l: narrow ? 44 : 56, r: 8, t: 36, b: 44 }, height: 300, paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)",
+    font: { color: c.ink, size: narrow ? 11 : 12 }, legend: { orientation: "h", x: 0, y: 1.02, yanchor: "bottom" },
+    xaxis: { title: title(t("x_batch")), type: "log", tickvals: ticks, ticktext: ticks.map((b) => count(b)), gridcolor: c.line },
+    yaxis: { title: title(t("y_speedup")), gridcolor: c.line, rangemode: "tozero" },
+    shapes: [{ type: "line", x0: a.batch, x1: a.batch, yref: "paper", y0: 0, y1: 1, line: { color: c.accent, width: 1, dash: "dot" } },
+             { type: "line", xref: "paper", x0: 0, x1: 1, y0: 1, y1: 1, line: { color: c.ink, width: 1, dash: "dot" } }],
+    annotations: [{ x: Math.log10(a.batch), yref: "paper", y: 1, text: t("your_batch"), showarrow: false, yanchor: "bottom", font: { size: 11, color: c.accent } }],
+  }, PLOT_CONFIG);
+}
+
+// ---- mounting -------------------------------------------------------------------------------------
+
+// The events the walk list has an item for (as the server's list).
+const walked = (e) => ["check", "draw", "final"].includes(e.kind);
+
+export function mount(el, ctx) {
+  const t = (k, vars) => ctx.t(k, vars);
+  const { state } = ctx;
+  const treeSvg = el.querySelector("svg.trees-tree");
+  const maskSvg = el.querySelector("svg.trees-mask-svg");
+  const statusEl = el.querySelector("[data-out=status]");
+  const residual = el.querySelector(".trees-residual");
+  const writtenEl = el.querySelector("ol.trees-written");
+  const walkEl = el.querySelector("ol.trees-walk");
+  let pa = null;
+  let at = 0;
+
+  const draw = () => {
+    if (!pa || !treeSvg) return;
+    const pass = pa.pass;
+    const view = viewAt(pass, at);
+    drawTree(treeSvg, { pass, t, rootLabel: pa.context.length ? pa.context[pa.context.length - 1] : "" }, view);
+    drawMask(maskSvg, pass, view.event.kind === "check" ? view.event.node : view.current);
+    drawResidual(residual, view.event);
+    drawWritten(writtenEl, view.written);
+    statusEl.textContent = t("step_of", { i: num(at + 1), n: num(pass.events.length),
+                                          text: eventText(view.event, { ...pass, writtenText: pa.written_text }, t) });
+    const item = pass.events.slice(0, at + 1).filter(walked).length - 1;
+    for (const [i, li] of [...walkEl.children].entries()) li.classList.toggle("is-current", i === item);
+  };
+  const canStep = () => pa && at < pa.pass.events.length - 1;
+  const step = () => { if (canStep()) { at += 1; draw(); } };
+  const back = () => { if (pa && at > 0) { at -= 1; draw(); } };
+  const reset = () => { at = 0; draw(); };
+  const api = player(el, ctx, { step, back, reset, canStep, interval: 1300 });
+  el.querySelector("[data-act=back]")?.addEventListener("click", api.back);
+  const nextSeed = () => (state.get("seed") + 1) % (SEED_MAX + 1);
+  el.querySelector("[data-act=new-pass]")?.addEventListener("click", () => state.set({ seed: nextSeed() }));
+
+  const loadPass = (a) => {
+    if (!walkEl) return;   // the part failed when the page was made: its place says so
+    pa = a;
+    // The walk list is the server's rendering of this answer's events, swapped in with it when a
+    // control changes (it is not live text: redraw it here from the events).
+    walkEl.replaceChildren(...a.pass.events.filter(walked).map((e) => h("li", { class: `tw tw--${e.kind}${e.kind === "check" ? ` tw--${e.accepted ? "kept" : "refused"}` : ""}`,
+                            text: eventText(e, { ...a.pass, writtenText: a.written_text }, t) })));
+    at = 0;
+    draw();
+  };
+
+  // Tubes: a round more, or emptied and filled again with new draws (the next seed).
+  const plainSvg = el.querySelector("svg.trees-tube--plain");
+  const treeTube = el.querySelector("svg.trees-tube--tree");
+  const addBtn = el.querySelector("[data-act=add]");
+  const loadTubes = (a) => {
+    if (!plainSvg) return;
+    const data = a.tubes;
+    const total = data.rounds * data.trials;
+    // The server's columns (views/sections_trees.tube_cols), drawn as section 6 draws its tubes.
+    renderTube(plainSvg, a.cols, "plain", total, t);
+    renderTube(treeTube, a.cols, "tree", total, t);
+    el.dataset.trule = data.rule;
+    el.dataset.rounds = String(data.rounds);
+    el.dataset.exact = a.check.exact ? "1" : "0";
+    addBtn.disabled = data.rounds >= a.rounds_max;
+  };
+  addBtn?.addEventListener("click", () => {
+    if (state.get("trounds") < ROUNDS_MAX) state.set({ trounds: state.get("trounds") + 1 });
+  });
+  el.querySelector("[data-act=refill]")?.addEventListener("click", () => state.set({ trounds: 1, seed: nextSeed() }));
+
+  const chartEl = el.querySelector(".trees-chart");
+  const budgetChart = chartEl ? lazyChart(chartEl, ctx, (P, node, a) => plotBudget(P, node, a, t)) : null;
+  const scanChart = chartEl ? lazyChart(el.querySelector(".trees-scan"), ctx, (P, node, a) => plotScan(P, node, a, t)) : null;
+  const loadBudget = (a) => {
+    if (!budgetChart) return;
+    budgetChart(a);
+    if (a.scan.rows.length) scanChart(a);
+    el.dataset.batch = String(a.batch);
+  };
+
+  const load = { "trees.pass": loadPass, "trees.tubes": loadTubes, "trees.budget": loadBudget };
+  for (const [unit, fn] of Object.entries(load)) {
+    const a = ctx.answer(unit);
+    if (a) fn(a);
+  }
+  ctx.onAnswer((data, unit) => load[unit]?.(data));
+}

@@ -1,0 +1,32 @@
+"""What the browser tests share: loading a page until its widgets are mounted, and waiting until
+no section waits for an answer."""
+from __future__ import annotations
+
+import time
+
+# main.js sets data-ready once every widget has been mounted (or has failed visibly).
+READY = "html[data-ready='1']"
+# Two animation frames: the IntersectionObserver reports a jump to #anchor in the frame after it,
+# and sections.js decides what is near the view from those reports.
+FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+
+
+def load(page, url, timeout=30000):
+    page.goto(url)
+    # A selector, not wait_for_function: the strict CSP forbids the eval the latter uses.
+    page.wait_for_selector(READY, state="attached", timeout=timeout)
+    page.evaluate(FRAMES)
+
+
+def settle(page, timeout=30):
+    """Wait until no section is waiting for an answer (twice, 150 ms apart: an answer may start
+    another section's request)."""
+    deadline = time.time() + timeout
+    page.evaluate(FRAMES)
+    while time.time() < deadline:
+        if page.locator(".plate-section[aria-busy='true']").count() == 0:
+            page.wait_for_timeout(150)
+            if page.locator(".plate-section[aria-busy='true']").count() == 0:
+                return
+        page.wait_for_timeout(100)
+    raise AssertionError("sections still busy")
