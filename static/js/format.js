@@ -31,6 +31,12 @@ export function times(digits) { return zh() ? `${digits} 倍` : `${digits}×`; }
 // What joins a label to its value: "：" on the Chinese page, ": " elsewhere.
 export function colon() { return zh() ? "：" : ": "; }
 
+// What separates listed values inside a sentence: ", ", or "，" on the Chinese page.
+export function comma() { return zh() ? "，" : ", "; }
+
+// The space between two sentences: " " in English, none after a Chinese full stop.
+export function gap() { return zh() ? "" : " "; }
+
 // A phrase in brackets after another: " (text)", or "（text）" on the Chinese page.
 export function paren(text) { return zh() ? `（${text}）` : ` (${text})`; }
 
