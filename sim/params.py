@@ -38,6 +38,13 @@ def N_(message: str) -> str:
     return message
 
 
+def join(items, gettext: "Gettext" = None) -> str:
+    """Values listed in the reader's language: "a, b, c" in English, "a、b、c" in Chinese (the
+    separator is a catalog entry of its own)."""
+    sep = gettext(N_(", ")) if gettext else ", "
+    return sep.join(items)
+
+
 def _english(message: str) -> str:
     return message
 
@@ -148,7 +155,7 @@ class Param:
         if self.kind == "float":
             return gettext(N_("a number from %(lo)s to %(hi)s")) % {"lo": _fmt(self.lo), "hi": _fmt(self.hi)}
         if self.kind == "choice":
-            return gettext(N_("one of %(choices)s")) % {"choices": ", ".join(self.choices)}
+            return gettext(N_("one of %(choices)s")) % {"choices": join(self.choices, gettext)}
         if self.kind == "bool":
             return gettext(N_("0, 1, true or false"))
         if self.pattern:
@@ -482,7 +489,7 @@ def parse(args: Mapping, params: Mapping[str, Param], gettext: Gettext = _englis
     repeated name, or a name the route does not take."""
     for name in args:
         if name not in params:
-            allowed = (gettext(N_("one of %(choices)s")) % {"choices": ", ".join(params)} if params
+            allowed = (gettext(N_("one of %(choices)s")) % {"choices": join(params, gettext)} if params
                        else gettext(N_("no parameters")))
             raise ParamError(clip(name), allowed,
                              gettext(N_("Unknown parameter “%(name)s”.")) % {"name": clip(name)})

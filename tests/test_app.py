@@ -256,11 +256,12 @@ def _render_compact(app, lang, values):
 def test_compact_filter_writes_counts_as_each_language_reads_them(app):
     values = [8030261248, 13350.4, 99_960_000, 9999, 1.5e12, -13350, 10_000, None]
     # English keeps every digit; Chinese counts in 万/亿/万亿 from 1万 on, three significant
-    # digits, the unit chosen after rounding (99,960,000 is 1亿, not 9996万).
+    # digits, the unit chosen after rounding (99,960,000 is 1亿, not 9996万), and groups no digits
+    # below 1万 (9999: GLOSSARY.md).
     assert _render_compact(app, "en", values) == [
         "8,030,261,248", "13,350", "99,960,000", "9,999", "1,500,000,000,000", "-13,350", "10,000", "–"]
     assert _render_compact(app, "zh", values) == [
-        "80.3亿", "1.34万", "1亿", "9,999", "1.5万亿", "-1.34万", "1万", "–"]
+        "80.3亿", "1.34万", "1亿", "9999", "1.5万亿", "-1.34万", "1万", "–"]
     # Over many magnitudes: the Chinese text means the number to three significant digits (half
     # away from zero, as Intl in the scripts rounds) and English means it to the unit.
     rng = random.Random(7)
@@ -301,7 +302,8 @@ def test_api_error_message_is_localised(client):
     zh = client.get("/api/dist?top=0", headers={"Accept-Language": "zh"}).get_json()["error"]
     assert en["param"] == zh["param"] == "top"
     assert en["allowed"] == "an integer from 1 to 100"
-    assert zh["allowed"] == "1 到 100 之间的整数"
+    assert zh["allowed"] == "介于 1 和 100 之间的整数"
+    assert zh["message"] == "top 应为介于 1 和 100 之间的整数；0 超出了范围。"
     assert en["message"] == "top must be an integer from 1 to 100; 0 is out of range."
     # the Chinese message is translated (contains CJK characters), the English one is not
     assert any("\u4e00" <= ch <= "\u9fff" for ch in zh["message"] + zh["allowed"])

@@ -9,11 +9,14 @@ settings; a bad depth falls back to picture with the page's notice.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from html import unescape
 
 import pytest
 
 from views.sections import ANCHORS
+
+ROOT = Path(__file__).resolve().parents[1]
 
 DEPTHS = ("story", "picture", "frontier")
 LANGS = ("en", "zh")
@@ -69,7 +72,7 @@ def test_each_section_shows_what_its_depth_asks_for(pages, lang, depth):
         assert ("hidden" in frontier.group(2)) == (depth != "frontier"), anchor
         assert text(story.group(3)) and text(frontier.group(3)), anchor
         # The notes and the question come before the interactive, the story after the heading.
-        assert sec.index("<h2") < sec.index("depth-note--story") < sec.index('class="predict"') \
+        assert sec.index("<h2") < sec.index("depth-note--story") < sec.index('class="predict') \
             < sec.index('class="widget'), anchor
 
 
@@ -87,7 +90,7 @@ def test_default_depth_is_picture(pages, lang):
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_section_asks_before_it_reveals(pages, lang):
     for anchor, sec in sections(pages[lang, "picture"]).items():
-        m = re.search(r'<div class="predict".*?</details>', sec, re.S)
+        m = re.search(r'<div class="predict(?: predict--has-story)?".*?</details>', sec, re.S)
         assert m, anchor
         block = m.group(0)
         options = re.findall(r'<li class="predict__opt( predict__opt--right)?">', block)
@@ -98,6 +101,28 @@ def test_every_section_asks_before_it_reveals(pages, lang):
         assert text(q.group(1)).endswith(("?", "？", "…")), (anchor, text(q.group(1)))
         answer = re.search(r"</summary>(.*?)</details>", block, re.S)
         assert len(text(answer.group(1))) > 40, anchor
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_story_asks_in_words(pages, lang):
+    """The Story depth promises no formulas (issue 14): each section's predict-first question has
+    a version in words, shown at that depth instead of the Picture's; the widgets' formula
+    readouts step aside there (static/css/widgets/depth.css)."""
+    formula = re.compile(r"[=αγ×√Σ]|p/q|p\s*\(|\b[pqr]\b|min\(|max\(")
+    for anchor, sec in sections(pages[lang, "story"]).items():
+        story = re.search(r'<div class="predict predict--story".*?</details>', sec, re.S)
+        assert story, anchor
+        picture = re.search(r'<div class="predict predict--has-story"', sec)
+        assert picture, anchor
+        block = story.group(0)
+        options = re.findall(r'<li class="predict__opt( predict__opt--right)?">', block)
+        assert 2 <= len(options) <= 3 and sum(1 for o in options if o) == 1, anchor
+        assert len(re.findall(rf'type="radio" name="predict-{anchor}-story"', block)) == len(options)
+        words = text(block)
+        assert not formula.search(words), (lang, anchor, formula.search(words).group(0), words)
+    css = (ROOT / "static" / "css" / "widgets" / "depth.css").read_text()
+    assert 'main[data-depth="story"] .predict--has-story' in css
+    assert 'main:not([data-depth="story"]) .predict--story' in css
 
 
 def test_stories_have_no_formulas_and_frontier_notes_cite(pages):
@@ -116,7 +141,7 @@ def test_chinese_depth_texts_are_chinese(pages):
             t = text(note(sec, kind).group(3))
             assert HAN.search(t), (anchor, kind, t)
             assert not ENGLISH_RUN.search(re.sub(r"\([^)]*arXiv[^)]*\)", "", t)), (anchor, kind, t)
-        block = re.search(r'<div class="predict".*?</details>', sec, re.S).group(0)
+        block = re.search(r'<div class="predict(?: predict--has-story)?".*?</details>', sec, re.S).group(0)
         assert HAN.search(text(block)) and not ENGLISH_RUN.search(text(block)), (anchor, text(block))
 
 
@@ -154,7 +179,7 @@ def test_embeds_take_the_depth(client, depth):
     frontier = re.search(r'depth-note--frontier" data-depth-show="frontier"([^>]*)>', one).group(1)
     assert ("hidden" in story) == (depth != "story")
     assert ("hidden" in frontier) == (depth != "frontier")
-    assert one.index('class="predict"') < one.index('class="widget')
+    assert one.index('class="predict') < one.index('class="widget')
 
 
 @pytest.mark.parametrize("lang", LANGS)

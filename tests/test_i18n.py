@@ -107,13 +107,14 @@ def test_placeholders_and_markup_kept(catalog):
 
 def test_chinese_entries_are_chinese(catalog):
     """A msgstr copied from its msgid (or left in English) is caught even if not rendered."""
-    han = re.compile(r"[\u4e00-\u9fff]")
     copied = [m.id for m in catalog if m.id and isinstance(m.id, str)
               and ENGLISH_RUN.search(PLACEHOLDER.sub("", m.string or ""))]
     assert not copied, copied[:5]
     # Almost every entry contains Chinese; the exceptions are names and symbols like "GPU".
-    # (Plural entries hold a tuple of forms; Chinese has one.)
-    without_han = [m.id for m in catalog if m.id and not all(han.search(x or "") for x in _strs(m))]
+    # Entries of punctuation alone (", " is "、", "%(name)s: %(value)s" joins with "：") are
+    # Chinese by their full-width marks. (Plural entries hold a tuple of forms; Chinese has one.)
+    chinese = re.compile(r"[\u4e00-\u9fff\u3000-\u303f\uff00-\uffef]")
+    without_han = [m.id for m in catalog if m.id and not all(chinese.search(x or "") for x in _strs(m))]
     assert len(without_han) <= 3, without_han
 
 

@@ -192,7 +192,7 @@ def test_frontier_note_reads_one_row_of_the_embedding(client, lang, words):
     frontier = _text(_live(_section(_page(client, "depth=frontier", lang), "onebyone"), "frontier"))
     for w in words:
         assert w in frontier, w
-    assert ("keeps the simple count" in frontier) if lang == "en" else ("仍然沿用简单算法" in frontier)
+    assert ("keeps the simple count" in frontier) if lang == "en" else ("仍然沿用这个简单估算" in frontier)
     # Llama 3.2 1B ties its output head to the table: nothing to leave out.
     tied = _text(_live(_section(_page(client, "depth=frontier&model=llama-3.2-1b"), "onebyone"), "frontier"))
     assert "is exact for Llama 3.2 1B" in tied

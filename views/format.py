@@ -4,8 +4,12 @@ compares the two).
 
 A format is "kind:digits":
   num:2   fixed decimals, grouped (13,350.42)        pct:1  a fraction as a percentage (99.7%)
-  x:2     a factor (1.78×)                          big    a count: every digit in English, 万/亿 in Chinese
+  x:2     a factor: 1.78× in English, 1.78 倍 in Chinese
+  big     a count: every digit in English, 万/亿 in Chinese
   prob    a probability: 0.091, 0.0043, 6.7 × 10⁻⁵  text   as it is
+Chinese groups digits by 万, not by thousands: below 1万 a number has no separator (4096), from
+1万 up the thousands separator stays for exact figures (32,768) and counts take 万/亿 (80.3亿).
+The conventions are written down in translations/zh/GLOSSARY.md.
 `field(a, path, fmt)` writes a number of an answer, marked with its path (data-field), so tests can
 check every number on the page against the answer it came from.
 """
@@ -13,6 +17,7 @@ from __future__ import annotations
 
 import decimal
 import math
+import re
 from decimal import ROUND_HALF_UP, Decimal
 
 from babel.numbers import format_compact_decimal
@@ -29,9 +34,24 @@ def missing(x) -> bool:
             or (isinstance(x, float) and not math.isfinite(x)))
 
 
-def _pattern(decimals: int) -> str:
+def _pattern(decimals: int, grouped: bool = True) -> str:
     decimals = max(0, int(decimals))
-    return "#,##0" + ("." + "0" * decimals if decimals else "")
+    return ("#,##0" if grouped else "0") + ("." + "0" * decimals if decimals else "")
+
+
+def _zh() -> bool:
+    locale = get_locale()
+    return locale is not None and locale.language == "zh"
+
+
+def _grouped(x, decimals: int) -> bool:
+    """Whether the rounded |x| has five digits or more before the point: Chinese leaves 4096
+    ungrouped, as Intl's useGrouping "min2" does in format.js (CLDR's minimum grouping digits)."""
+    if not _zh():
+        return True
+    with decimal.localcontext(_HALF_UP):
+        rounded = Decimal(str(abs(x))).quantize(Decimal(1).scaleb(-max(0, int(decimals))))
+    return rounded >= 10_000
 
 
 # Half away from zero, as Intl.NumberFormat rounds in format.js (Decimal's default is half-even).
@@ -43,7 +63,7 @@ def num(x, decimals: int = 0) -> str:
     if missing(x):
         return MISSING
     with decimal.localcontext(_HALF_UP):
-        return format_decimal(x, format=_pattern(decimals))
+        return format_decimal(x, format=_pattern(decimals, _grouped(x, decimals)))
 
 
 def pct(x, decimals: int = 0) -> str:
@@ -60,14 +80,49 @@ def compact(x) -> str:
     with Intl). English, and Chinese below 1万, keep every digit."""
     if missing(x):
         return MISSING
-    locale = get_locale()
-    if locale is None or locale.language != "zh" or abs(x) < 10_000:
+    if not _zh() or abs(x) < 10_000:
         return num(x, 0)
     # Three significant digits first, half away from zero as Intl rounds, and only then the
     # unit: 99,960,000 is 1亿, where babel alone would pick 万 and write 9996万.
     d = Decimal(str(x))
     d = d.quantize(Decimal(1).scaleb(d.adjusted() - 2), rounding=ROUND_HALF_UP)
-    return format_compact_decimal(d, locale=locale, fraction_digits=2)
+    return format_compact_decimal(d, locale=get_locale(), fraction_digits=2)
+
+
+def times(x: str) -> str:
+    """A factor already written as digits ("1.74", "2.6–3.4"): "1.74×" in English, "1.74 倍" in
+    Chinese (one convention for prose, readouts and charts; GLOSSARY.md)."""
+    return f"{x} 倍" if _zh() else f"{x}×"
+
+
+# In Chinese a count with 万/亿 runs on into the word after it ("80.3亿个参数", "每秒 1.33万个词元"),
+# where a plain figure keeps its space ("4096 个词元"): the space a sentence or template put after
+# the number goes when the number ends in 万 or 亿 and a Han character follows. Applied to every
+# rendered Chinese page and live block (views/plate.py, views/sections.py); format.js's tidy()
+# does the same to what scripts write.
+_UNIT_SPACE = re.compile(r"(?<=[万亿])(</span>)?[ \t]+(?=[\u4e00-\u9fff])")
+
+
+def tidy_zh(html: str) -> str:
+    return _UNIT_SPACE.sub(r"\1", html)
+
+
+# Punctuation around a phrase, in the reader's language: English puts a space before a bracket,
+# after a colon and between sentences; Chinese uses full-width marks and no spaces (GLOSSARY.md).
+# Globals, so macros imported without the page's context use them too.
+def paren(text) -> Markup:
+    """" (text)" in English, "（text）" in Chinese."""
+    return Markup("（{}）" if _zh() else " ({})").format(text)
+
+
+def colon() -> str:
+    """What joins a label to its value: ": " in English, "：" in Chinese."""
+    return "：" if _zh() else ": "
+
+
+def gap() -> str:
+    """The space between two sentences, or after a label: " " in English, none in Chinese."""
+    return "" if _zh() else " "
 
 
 def prob(x) -> str:
@@ -93,7 +148,7 @@ def fmt(x, spec: str = "num:0") -> str:
     if kind == "pct":
         return pct(x, d)
     if kind == "x":
-        return MISSING if missing(x) else num(x, d) + "×"
+        return MISSING if missing(x) else times(num(x, d))
     if kind == "big":
         return compact(x * 10 ** d if not missing(x) else x)
     if kind == "prob":
@@ -128,7 +183,7 @@ def field(a, path: str, spec: str = "num:0", tag: str = "span") -> Markup:
 def init_app(app) -> None:
     from sim import params
     from views.choices import choice_labels
-    app.jinja_env.filters.update(num=num, pct=pct, compact=compact, prob=prob, fmt=fmt)
+    app.jinja_env.filters.update(num=num, pct=pct, compact=compact, prob=prob, fmt=fmt, times=times)
     # Globals, so macros imported without context (and rendered alone for /api/section) see them.
     app.jinja_env.globals.update(field=field, lookup=lookup, MISSING=MISSING, P=params,
-                                 choice_labels=choice_labels)
+                                 choice_labels=choice_labels, paren=paren, colon=colon, gap=gap)

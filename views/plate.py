@@ -14,6 +14,7 @@ from flask_babel import gettext as _
 
 from sim import params as P
 from views.choices import choice_labels, param_labels
+from views.format import tidy_zh
 from views.params import parse_lenient
 from views.sections import ANCHORS, BY_ANCHOR, SECTIONS, answers, reads
 
@@ -67,16 +68,22 @@ def _context(lang: str, embed: bool, anchor: str | None = None) -> dict:
     }
 
 
+def _render(template: str, **context) -> str:
+    """The page in the reader's language; Chinese text gets its spacing rules (views/format.py)."""
+    html = render_template(template, **context)
+    return tidy_zh(html) if context["lang"] == "zh" else html
+
+
 @bp.get("/<lang>/specdec/")
 def page(lang: str):
     _check_lang(lang)
-    return render_template("plate/page.html", embed_dialog=embed_dialog_i18n(), **_context(lang, embed=False))
+    return _render("plate/page.html", embed_dialog=embed_dialog_i18n(), **_context(lang, embed=False))
 
 
 @bp.get("/embed/<lang>/specdec/")
 def embed(lang: str):
     _check_lang(lang)
-    return render_template("plate/embed.html", **_context(lang, embed=True))
+    return _render("plate/embed.html", **_context(lang, embed=True))
 
 
 @bp.get("/embed/<lang>/specdec/<anchor>/")
@@ -89,7 +96,7 @@ def embed_section(lang: str, anchor: str):
     # The snippet and the links of a one-section embed carry only what the section reads.
     ctx["query"] = P.query(ctx["state"], P.PAGE, reads(sec))
     ctx["page_href"] = url_for("plate.page", lang=lang, **ctx["query"]) + f"#{anchor}"
-    return render_template("plate/embed_section.html", section=sec, **ctx)
+    return _render("plate/embed_section.html", section=sec, **ctx)
 
 
 def _widget_css() -> list[str]:

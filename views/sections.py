@@ -18,6 +18,7 @@ from flask import current_app
 from flask_babel import lazy_gettext as _l
 
 from sim import params as P
+from views.format import tidy_zh
 from views import sections_lab, sections_roofline, sections_speculative, sections_trees
 
 
@@ -111,4 +112,5 @@ def live_macros(unit: str) -> dict[str, object]:
 
 def live_html(unit: str, a: dict) -> dict[str, str]:
     """Each live block of the unit rendered from answer ``a``, by name (as data-live names it)."""
-    return {name: str(macro(a)).strip() for name, macro in live_macros(unit).items()}
+    tidy = tidy_zh if a.get("lang") == "zh" else str
+    return {name: tidy(str(macro(a)).strip()) for name, macro in live_macros(unit).items()}

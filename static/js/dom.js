@@ -48,3 +48,16 @@ export function showError(el, err) {
   }
   box.textContent = String(err && err.message ? err.message : err);
 }
+
+// The depth the page shows (main[data-depth]: story, picture or frontier; depth.js changes it).
+export function depth() {
+  return document.querySelector("main[data-depth]")?.dataset.depth || "picture";
+}
+
+// A widget's string at the Story depth, which promises no formulas: `key_story` where the widget's
+// strings have one, else `key` (t as ctx.t: a missing key comes back as itself).
+export function storyT(t, key, vars) {
+  if (depth() !== "story") return t(key, vars);
+  const words = t(`${key}_story`, vars);
+  return words === `${key}_story` ? t(key, vars) : words;
+}

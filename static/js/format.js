@@ -2,16 +2,20 @@
 // The same forms as the server's views/format.py, which writes every other number on the page;
 // tests/browser/test_format.py compares the two on the same values.
 //
-//   format(x, "num:2")  13,350.42     format(x, "pct:1")  99.7%     format(x, "x:2")  1.78×
+//   format(x, "num:2")  13,350.42     format(x, "pct:1")  99.7%
+//   format(x, "x:2")    a factor: 1.78× in English, 1.78 倍 in Chinese
 //   format(x, "big")    a count: every digit in English, 80.3亿 in Chinese (three significant digits)
 //   format(x, "prob")   a probability: 0.091, 0.0043, 6.7 × 10⁻⁵ (never a bare 0.000)
+// Chinese groups by 万: no separator below 1万 (4096), Intl's useGrouping "min2".
 
 export const MISSING = "–";
 const pageLang = () => document.documentElement.lang || "en";
+const zh = (lang = pageLang()) => lang.startsWith("zh");
 const cache = new Map();
 function nf(opts, lang = pageLang()) {
-  const key = lang + JSON.stringify(opts);
-  if (!cache.has(key)) cache.set(key, new Intl.NumberFormat(lang, opts));
+  const all = zh(lang) ? { useGrouping: "min2", ...opts } : opts;
+  const key = lang + JSON.stringify(all);
+  if (!cache.has(key)) cache.set(key, new Intl.NumberFormat(lang, all));
   return cache.get(key);
 }
 const fixed = (d) => ({ minimumFractionDigits: d, maximumFractionDigits: d });
@@ -21,9 +25,28 @@ const missing = (x) => x === null || x === undefined || typeof x === "boolean" |
 
 export function num(x, d = 0) { return missing(x) ? MISSING : nf(fixed(d)).format(x); }
 
+// A factor already written as digits: "1.74×", or "1.74 倍" on the Chinese page.
+export function times(digits) { return zh() ? `${digits} 倍` : `${digits}×`; }
+
+// What joins a label to its value: "：" on the Chinese page, ": " elsewhere.
+export function colon() { return zh() ? "：" : ": "; }
+
+// What separates listed values inside a sentence: ", ", or "，" on the Chinese page.
+export function comma() { return zh() ? "，" : ", "; }
+
+// The space between two sentences: " " in English, none after a Chinese full stop.
+export function gap() { return zh() ? "" : " "; }
+
+// A phrase in brackets after another: " (text)", or "（text）" on the Chinese page.
+export function paren(text) { return zh() ? `（${text}）` : ` (${text})`; }
+
+// A count with 万/亿 runs on into the Han character after it ("1.33万个词元"), as
+// views/format.py's tidy_zh does to the server's Chinese text.
+export function tidy(text) { return zh() ? text.replace(/(?<=[万亿])[ \t]+(?=[\u4e00-\u9fff])/g, "") : text; }
+
 export function count(x, lang = pageLang()) {
   if (missing(x)) return MISSING;
-  const compact = lang.startsWith("zh") && Math.abs(x) >= 1e4;
+  const compact = zh(lang) && Math.abs(x) >= 1e4;
   return nf(compact ? { notation: "compact", maximumSignificantDigits: 3 } : fixed(0), lang).format(x);
 }
 
@@ -42,7 +65,7 @@ export function format(x, spec = "num:0") {
   switch (kind) {
     case "text": return x === null || x === undefined ? MISSING : String(x);
     case "pct": return missing(x) ? MISSING : nf({ style: "percent", ...fixed(d) }).format(x);
-    case "x": return missing(x) ? MISSING : `${num(x, d)}×`;
+    case "x": return missing(x) ? MISSING : times(num(x, d));
     case "big": return count(missing(x) ? x : x * 10 ** d);
     case "prob": return prob(x);
     default: return num(x, d);

@@ -6,6 +6,7 @@ import { state } from "./state.js";
 import { bindControls } from "./controls.js";
 import { sectionOf, startSections } from "./sections.js";
 import { h } from "./dom.js";
+import { tidy } from "./format.js";
 
 const html = document.documentElement;
 const lang = html.dataset.lang || "en";
@@ -20,7 +21,7 @@ function readJSON(id) {
 const pageStrings = readJSON("i18n");
 
 function interpolate(s, vars) {
-  return vars ? s.replace(/%\((\w+)\)s|\{(\w+)\}/g, (m, a, b) => String(vars[a ?? b] ?? m)) : s;
+  return vars ? tidy(s.replace(/%\((\w+)\)s|\{(\w+)\}/g, (m, a, b) => String(vars[a ?? b] ?? m))) : s;
 }
 
 // Strings of a widget (its data-i18n), else of the page. A key with forms per count

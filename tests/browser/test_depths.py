@@ -73,7 +73,9 @@ def test_reload_and_language_switch_keep_the_depth(page, live_url):
 
 def test_predict_first_reveals_on_pick_or_summary(page, live_url):
     _load(page, f"{live_url}/en/specdec/")
-    block = page.locator("#tape .predict")
+    # The Picture's question; the Story's own (in words) is hidden at this depth.
+    assert page.locator("#tape .predict--story").is_hidden()
+    block = page.locator("#tape .predict--has-story")
     answer = block.locator("details .live > p").first
     assert answer.is_hidden()
     wrong = block.locator(".predict__opt:not(.predict__opt--right) label").first
@@ -82,7 +84,7 @@ def test_predict_first_reveals_on_pick_or_summary(page, live_url):
     assert block.locator(".predict__opt--right .predict__mark").is_visible()      # the answer named
     assert block.locator(".predict__opt:has(input:checked) .predict__mark--wrong").is_visible()
 
-    other = page.locator("#rule .predict")
+    other = page.locator("#rule .predict--has-story")
     assert other.locator("details .live > p").first.is_hidden()       # one section's pick opens only its own
     other.locator("summary").click()
     assert other.locator("details .live > p").first.is_visible()
@@ -98,8 +100,10 @@ def test_without_scripts_the_switch_is_links(browser, live_url):
     pg.wait_for_url("**depth=story**")
     assert pg.locator("#exact .depth-note--story").is_visible()
     assert pg.locator("#exact .prose > p").first.is_hidden()
-    pg.locator("#exact .predict summary").click()
-    assert pg.locator("#exact .predict details .live > p").first.is_visible()
+    # At the Story depth its question in words stands in for the Picture's, also without scripts.
+    assert pg.locator("#exact .predict--has-story").is_hidden()
+    pg.locator("#exact .predict--story summary").click()
+    assert pg.locator("#exact .predict--story details p").first.is_visible()
     ctx.close()
 
 

@@ -10,6 +10,7 @@ from flask import Blueprint, jsonify, request
 from flask_babel import gettext as _
 from werkzeug.exceptions import HTTPException
 
+from sim.params import join
 from views.params import ParamError
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -42,7 +43,7 @@ def http_error_json(e: HTTPException):
     if e.code == 404:
         message = _("There is no such route in the API; the README lists them.")
     elif e.code == 405:
-        methods = ", ".join(m for m in (getattr(e, "valid_methods", None) or ["GET"]) if m not in ("HEAD", "OPTIONS"))
+        methods = join([m for m in (getattr(e, "valid_methods", None) or ["GET"]) if m not in ("HEAD", "OPTIONS")], _)
         message = _("This route answers %(methods)s only, not %(method)s.", methods=methods, method=request.method)
     elif e.code == 413:
         message = _("The request is too large.")

@@ -1,6 +1,6 @@
 // Section 3 "Let a small model guess": the draft runs γ times, writing one guess (with its q)
 // each time; then the target runs once with γ + 1 positions lit. Each Step is one phase.
-import { h } from "../dom.js";
+import { h, storyT } from "../dom.js";
 import { prob } from "../format.js";
 import { player } from "../player.js";
 
@@ -54,7 +54,7 @@ export function mount(el, ctx) {
       }),
     );
     status.textContent = phase === 0 ? t("status_ready")
-      : phase <= gamma ? t("status_draft", { i: phase, gamma })
+      : phase <= gamma ? storyT(t, "status_draft", { i: phase, gamma })
       : t("status_target", { positions: gamma + 1, n: step.written.length });
   };
 
@@ -81,4 +81,6 @@ export function mount(el, ctx) {
   const load = (a) => { run = a.run; reset(); };
   load(ctx.answer());
   ctx.onAnswer(load);
+  // The Story depth words the status without q: say it again when the depth changes.
+  ctx.state.subscribe((names) => { if (names.has("depth") && run) draw(); });
 }

@@ -14,7 +14,7 @@
 // the preview asks for every chart ("specdec:draw-charts") and the snippet takes the greatest
 // height the frame reported, before and after its charts were drawn.
 import { params } from "../state.js";
-import { num } from "../format.js";
+import { colon, num } from "../format.js";
 
 const WIDTHS = [390, 640, 800, 1000];   // px; 390: a phone
 const SETTLE_MS = 1000;                 // no change of height for this long: measured
@@ -256,7 +256,7 @@ function render() {
   measure = { url: url.href, width, ready: false, max: 0, timer: null, done: false };
   const m = measure;
   const frame = preview();
-  frame.title = `${t("preview")}: ${current.el.dataset.title || document.title}`;
+  frame.title = `${t("preview")}${colon()}${current.el.dataset.title || document.title}`;
   frame.style.width = `${width}px`;
   frame.style.transform = `scale(${scale()})`;
   dialog.querySelector(".embed-dialog__sizer").style.width = `${Math.floor(width * scale())}px`;

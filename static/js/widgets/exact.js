@@ -32,9 +32,16 @@ function ballSize(cols, which, total) {
   return best;
 }
 
+// A token's label under its column, in a box (so 一 reads as a character, not a dash); the box is
+// as wide as the label needs: a Han character about one em at 11px, a Latin letter about 0.6 em.
 function label(svgEl, c, j, slot, t) {
-  svgEl.append(s("text", { class: "tube-label", x: j * slot + slot / 2, y: H - 8, "text-anchor": "middle" },
-    c.other ? t("other") : c.token));
+  const text = c.other ? t("other") : c.token;
+  const x = j * slot + slot / 2;
+  if (!c.other) {
+    const w = Math.max(14, [...text].length * (document.documentElement.lang.startsWith("zh") ? 11 : 6.6) + 6);
+    svgEl.append(s("rect", { class: "tube-label-box", x: x - w / 2, y: H - 19, width: w, height: 15, rx: 2 }));
+  }
+  svgEl.append(s("text", { class: "tube-label", x, y: H - 8, "text-anchor": "middle" }, text));
 }
 
 // One tube. cols: the answer's tube_cols; which: "plain" | "spec"; total: draws per tube.

@@ -3,7 +3,7 @@
 // ends where its streams stop fitting in memory (the limit marked), and the published
 // measurements taken on the chosen GPU and model are drawn as points beside the ideal.
 import { lazyChart, baseLayout, colours, countHover, upToLimit, limitMark, PLOT_CONFIG } from "../charts.js";
-import { num, count } from "../format.js";
+import { colon, count, format, num, times } from "../format.js";
 
 function breakevenShape(x, colour) {
   return { type: "line", x0: x, x1: x, yref: "paper", y0: 0, y1: 1, line: { color: colour, width: 1.5, dash: "dash" } };
@@ -31,7 +31,7 @@ function drawThroughput(Plotly, node, a, ctx) {
   const limit = i.curve.max_batch;
   if (i.breakeven !== null && i.breakeven > 1 && i.breakeven <= xs[xs.length - 1] && i.breakeven_fits) {
     layout.shapes.push(breakevenShape(i.breakeven, c.putIn));
-    layout.annotations.push({ x: Math.log10(i.breakeven), y: 0.04, yref: "paper", text: `${ctx.t("breakeven")}: ${num(i.breakeven)}`,
+    layout.annotations.push({ x: Math.log10(i.breakeven), y: 0.04, yref: "paper", text: `${ctx.t("breakeven")}${colon()}${num(i.breakeven)}`,
                               showarrow: false, xanchor: "right", font: { color: c.putIn, size: 12 } });
   }
   if (limit !== null && limit <= xs[xs.length - 1]) {
@@ -79,7 +79,7 @@ function drawContexts(Plotly, node, a, ctx) {
     return [
       { x: cut.x, y: cut.y, mode: "lines", line: { color: colour, width: 2.5, dash: dashes[k % dashes.length] },
         name: row.ctx === 0 ? ctx.t("ctx_zero") : ctx.t("ctx_label", { n: num(row.ctx) }),
-        hovertemplate: "%{y:.2f}×<extra></extra>", legendgroup: String(row.ctx) },
+        hovertemplate: `${times("%{y:.2f}")}<extra></extra>`, legendgroup: String(row.ctx) },
       { x: end.x, y: end.y, mode: "markers", showlegend: false, legendgroup: String(row.ctx), hoverinfo: "skip",
         marker: { symbol: "line-ns-open", size: 16, color: colour, line: { width: 3, color: colour } } },
     ];
@@ -88,7 +88,7 @@ function drawContexts(Plotly, node, a, ctx) {
   if (pts.length) {
     traces.push({
       x: pts.map((r) => r.batch), y: pts.map((r) => r.speedup), mode: "markers+text",
-      name: ctx.t("measured", { name: "SGLang" }), text: pts.map((r) => `${r.method} ${num(r.speedup, 2)}×`),
+      name: ctx.t("measured", { name: "SGLang" }), text: pts.map((r) => `${r.method} ${format(r.speedup, "x:2")}`),
       textposition: "top right", cliponaxis: false, hoverinfo: "skip",
       marker: { color: c.ink, size: 10, symbol: "diamond-open", line: { width: 2 } }, textfont: { size: 11, color: c.ink },
     });

@@ -3,7 +3,7 @@
 // Everything the lab shows is the section's live text, answered part by part (sections.js); this
 // sends the text, sends it again when an answer says the server no longer has it, and draws the
 // break-even map with plotly once it comes near the view.
-import { count, num } from "../format.js";
+import { colon, count, num } from "../format.js";
 import { lazyChart } from "../charts.js";
 
 const STORE = "specdec-lab-text:";   // sessionStorage key prefix, + sha256
@@ -47,7 +47,7 @@ function drawMap(Plotly, box, m, ctx) {
       hovertemplate: `${hover}<extra></extra>`, colorbar: { title: { text: "α" }, thickness: 12 } },
     { type: "scatter", mode: "markers", x: [m.gamma], y: [m.c], name: ctx.t("map_here"),
       marker: { symbol: "x-thin-open", size: 14, color: "#111", line: { width: 3 } },
-      hovertemplate: `${ctx.t("map_here")}: α = ${num(m.break_even_alpha, 2)}<extra></extra>` },
+      hovertemplate: `${ctx.t("map_here")}${colon()}α = ${num(m.break_even_alpha, 2)}<extra></extra>` },
   ], {
     margin: { l: 56, r: 8, t: 8, b: 44 }, height: 320, showlegend: false,
     xaxis: { title: { text: ctx.t("map_x") }, dtick: box.clientWidth < 500 ? 3 : 1, tick0: 1 },

@@ -4,7 +4,7 @@
 // draft's likeliest token (with q) beside the target's (with p): "=" kept, "≠" refused.
 // renderGauges / renderResidual are exported for the bench (section 14). The server draws the
 // same first view (templates/plate/widgets/_gauges.html).
-import { h, svg as s } from "../dom.js";
+import { h, storyT, svg as s } from "../dom.js";
 import { num, prob } from "../format.js";
 import { player } from "../player.js";
 
@@ -70,7 +70,7 @@ export function renderResidual(table, rows, replacement) {
   const scale = Math.max(...rows.flatMap((r) => [r.p, r.q, r.residual]), 1e-9);
   table.tBodies[0].replaceChildren(...rows.map((r) =>
     h("tr", { class: r.token === replacement ? "is-drawn" : null },
-      h("th", { scope: "row", text: r.token }),
+      h("th", { scope: "row" }, h("span", { class: "tok-box", text: r.token })),
       ...[["p", "bar-p"], ["q", "bar-q"], ["residual", "bar-res"]].map(([k, cls]) =>
         h("td", {}, bar(r[k], scale, cls), h("span", { class: "rnum", text: prob(r[k]) }))))));
 }
@@ -91,7 +91,7 @@ export function mount(el, ctx) {
     if (present(step.bonus)) return t("status_bonus", { token: step.bonus });
     if (!refusedAt(step)) return t("status_none");
     return step.greedy ? t("status_greedy", { token: step.replacement })
-      : t(`status_${step.rule}`, { token: step.replacement });
+      : storyT(t, `status_${step.rule}`, { token: step.replacement });
   };
   const draw = () => {
     const step = run.steps[pass];
@@ -129,4 +129,6 @@ export function mount(el, ctx) {
   };
   load(ctx.answer());
   ctx.onAnswer(load);
+  // The Story depth words the status without formulas: say it again when the depth changes.
+  ctx.state.subscribe((names) => { if (names.has("depth") && run) status.textContent = statusFor(run.steps[pass]); });
 }

@@ -2,6 +2,7 @@
 // cost c, the best γ marked. Numbers and the fallback drawing are the section's live text; this
 // draws the plotly chart and keeps the α slider on the measured value until the reader moves it.
 import { lazyChart, colours, PLOT_CONFIG } from "../charts.js";
+import { colon, times } from "../format.js";
 
 // The star marks the best γ; at the search's edges it says so: still rising at the largest γ,
 // or none at all when plain decoding (γ = 0) is fastest.
@@ -22,7 +23,7 @@ function plot(Plotly, node, a, ctx) {
   const c = colours();
   Plotly.react(node, [
     { x: th.curve.gamma, y: th.curve.speedup, mode: "lines+markers", name: ctx.t("curve"), line: { color: c.accent },
-      hovertemplate: "γ = %{x}: %{y:.2f}×<extra></extra>" },
+      hovertemplate: `γ = %{x}${colon()}${times("%{y:.2f}")}<extra></extra>` },
     bestMark(th, ctx, c),
     { x: [th.gamma], y: [th.speedup], mode: "markers", name: ctx.t("yours"),
       marker: { size: 11, color: "rgba(0,0,0,0)", line: { color: c.accent, width: 2.5 } }, hoverinfo: "skip" },

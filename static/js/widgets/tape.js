@@ -2,7 +2,7 @@
 // A dot marks a kept guess; a diamond marks a token the target wrote itself (replacement or bonus).
 // renderTape / tapeCell are exported for the bench (section 14).
 import { h } from "../dom.js";
-import { num } from "../format.js";
+import { num, paren } from "../format.js";
 import { player } from "../player.js";
 
 const WRITTEN_BY_TARGET = new Set(["replaced", "bonus"]);
@@ -17,7 +17,7 @@ export function tapeCell(token, kind, passIndex, t) {
       "data-pass": kind === "context" ? null : passIndex, title: label },
     h("span", { class: "tape-tok", text: token }),
     h("span", { class: "tape-mark", "aria-hidden": "true", text: mark || "" }),
-    label ? h("span", { class: "sr-only", text: ` (${label})` }) : null,
+    label ? h("span", { class: "sr-only", text: paren(label) }) : null,
   );
 }
 

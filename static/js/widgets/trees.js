@@ -5,8 +5,8 @@
 // batch (plotly, fetched when the charts come near). Everything drawn comes from the parts' answers
 // (views/sections_trees.py), the nodes' coordinates included, so this drawing and the server's
 // (the first view, and the view without scripts) agree.
-import { h, svg as s } from "../dom.js";
-import { count, num, prob } from "../format.js";
+import { h, storyT, svg as s } from "../dom.js";
+import { colon, comma, count, gap, num, paren, prob, times } from "../format.js";
 import { player } from "../player.js";
 import { colours, lazyChart, PLOT_CONFIG } from "../charts.js";
 import { params } from "../state.js";
@@ -70,7 +70,7 @@ function drawTree(el, a, view) {
     const st = nd.id ? view.status.get(nd.id) ?? "pending" : "root";
     const g = s("g", { class: `tnode tnode--${st}${nd.id === view.current ? " is-current" : ""}`,
                        "data-node": nd.id, transform: `translate(${nd.px} ${nd.py})` });
-    g.append(s("title", {}, nd.id ? `${nd.token}: q = ${prob(nd.q)}${view.showP ? `, p = ${prob(nd.p)}` : ""}` : a.t("root_title")));
+    g.append(s("title", {}, nd.id ? `${nd.token}${colon()}q = ${prob(nd.q)}${view.showP ? `, p = ${prob(nd.p)}` : ""}` : a.t("root_title")));
     g.append(s("rect", { width: lay.box_w, height: lay.box_h, rx: 5 }));
     g.append(s("text", { class: "tnode-tok", x: 6, y: 14 }, cut(nd.id ? nd.token : a.rootLabel, 11)));
     if (nd.id && !lay.small) {
@@ -104,16 +104,18 @@ function drawMask(el, pass, current) {
   el.replaceChildren(...parts);
 }
 
-function eventText(e, pass, t) {
+// At the Story depth the sentences that are formulas have words instead (storyT: `key_story`).
+function eventText(e, pass, t0) {
+  const t = (key, vars) => storyT(t0, key, vars);
   const nodes = pass.tree.nodes;
   const at = e.at ? nodes[e.at].token : t("root");
   switch (e.kind) {
     case "draft": return t("ev_draft", { n: num(pass.tree.n) });
     case "target": return t("ev_target");
     case "check":
-      return `${t("ev_check", { at, tok: e.token, chance: num(e.accept_prob, 2), R: prob(e.residual_p), q: prob(e.q), r: num(e.r, 2) })} ${t(e.accepted ? "ev_kept" : "ev_refused")}`;
+      return `${t("ev_check", { at, tok: e.token, chance: num(e.accept_prob, 2), R: prob(e.residual_p), q: prob(e.q), r: num(e.r, 2) })}${gap()}${t(e.accepted ? "ev_kept" : "ev_refused")}`;
     case "draw":
-      return `${t("ev_draw", { at, y: e.y })} ${t(e.to !== null && e.to !== undefined ? "ev_down" : "ev_stop")}`;
+      return `${t("ev_draw", { at, y: e.y })}${gap()}${t(e.to !== null && e.to !== undefined ? "ev_down" : "ev_stop")}`;
     case "final":
       return e.written === "bonus" ? t("ev_bonus", { at, tok: e.token }) : t("ev_final", { at, tok: e.token });
     default: return t("ev_done", { n: num(pass.written.length), text: pass.writtenText });
@@ -125,7 +127,7 @@ function drawResidual(fig, e) {
   fig.hidden = !show;
   if (!show) return;
   fig.querySelector(".trees-res-tok")?.remove();
-  fig.querySelector("figcaption").append(h("span", { class: "trees-res-tok", text: ` “${e.token}”` }));
+  fig.querySelector("figcaption").append(h("span", { class: "trees-res-tok", text: `${gap()}“${e.token}”` }));
   const rows = Math.max(e.before.length, e.after.length);
   const cellOf = (side, i) => {
     const row = side[i];
@@ -159,10 +161,10 @@ function plotBudget(Plotly, node, a, t) {
     const me = a.methods[m];
     const line = { ...STYLE[m](c), width: 2 };
     traces.push({ x: a.budgets, y: me.tokens, mode: "lines", name: me.name, legendgroup: m, line,
-                  hovertemplate: `n = %{x}: %{y:.2f}<extra>${me.name}</extra>` });
+                  hovertemplate: `n = %{x}${colon()}%{y:.2f}<extra>${me.name}</extra>` });
     traces.push({ x: a.budgets, y: me.speedup, mode: "lines", name: me.name, legendgroup: m, showlegend: false,
                   xaxis: "x", yaxis: "y2", line, connectgaps: false,
-                  hovertemplate: `n = %{x}: %{y:.2f}×<extra>${me.name}</extra>` });
+                  hovertemplate: `n = %{x}${colon()}${times("%{y:.2f}")}<extra>${me.name}</extra>` });
   }
   const mark = { type: "line", x0: a.n, x1: a.n, yref: "paper", y0: 0, y1: 1, line: { color: c.accent, width: 1, dash: "dot" } };
   const narrow = node.clientWidth < 520;   // a phone: smaller titles, the legend in a column above
@@ -188,11 +190,11 @@ function plotScan(Plotly, node, a, t) {
   const title = (text) => ({ text, font: { size: narrow ? 10 : 12 } });
   Plotly.react(node, [
     { x, y: rows.map((r) => r.best_chain.speedup), mode: "lines+markers", name: t("best_chain"),
-      line: { color: c.muted, dash: "dot" }, customdata: rows.map((r) => `${r.best_chain.name}, n = ${r.best_chain.n}`),
-      hovertemplate: "%{y:.2f}× (%{customdata})<extra></extra>" },
+      line: { color: c.muted, dash: "dot" }, customdata: rows.map((r) => `${r.best_chain.name}${comma()}n = ${r.best_chain.n}`),
+      hovertemplate: `${times("%{y:.2f}")}${paren("%{customdata}")}<extra></extra>` },
     { x, y: rows.map((r) => r.best_tree.speedup), mode: "lines+markers", name: t("best_tree"),
-      line: { color: c.accent }, customdata: rows.map((r) => `${r.best_tree.name}, n = ${r.best_tree.n}`),
-      hovertemplate: "%{y:.2f}× (%{customdata})<extra></extra>" },
+      line: { color: c.accent }, customdata: rows.map((r) => `${r.best_tree.name}${comma()}n = ${r.best_tree.n}`),
+      hovertemplate: `${times("%{y:.2f}")}${paren("%{customdata}")}<extra></extra>` },
   ], {
     margin: { l: narrow ? 44 : 56, r: 8, t: 36, b: 44 }, height: 300, paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)",
     font: { color: c.ink, size: narrow ? 11 : 12 }, legend: { orientation: "h", x: 0, y: 1.02, yanchor: "bottom" },
@@ -246,13 +248,16 @@ export function mount(el, ctx) {
   const loadPass = (a) => {
     if (!walkEl) return;   // the part failed when the page was made: its place says so
     pa = a;
-    // The walk list is the server's rendering of this answer's events, swapped in with it when a
-    // control changes (it is not live text: redraw it here from the events).
-    walkEl.replaceChildren(...a.pass.events.filter(walked).map((e) => h("li", { class: `tw tw--${e.kind}${e.kind === "check" ? ` tw--${e.accepted ? "kept" : "refused"}` : ""}`,
-                            text: eventText(e, { ...a.pass, writtenText: a.written_text }, t) })));
+    writeWalk();
     at = 0;
     draw();
   };
+  // The walk list is the server's rendering of this answer's events, swapped in with it when a
+  // control changes (it is not live text: redraw it here from the events).
+  function writeWalk() {
+    walkEl.replaceChildren(...pa.pass.events.filter(walked).map((e) => h("li", { class: `tw tw--${e.kind}${e.kind === "check" ? ` tw--${e.accepted ? "kept" : "refused"}` : ""}`,
+                            text: eventText(e, { ...pa.pass, writtenText: pa.written_text }, t) })));
+  }
 
   // Tubes: a round more, or emptied and filled again with new draws (the next seed).
   const plainSvg = el.querySelector("svg.trees-tube--plain");
@@ -291,4 +296,6 @@ export function mount(el, ctx) {
     if (a) fn(a);
   }
   ctx.onAnswer((data, unit) => load[unit]?.(data));
+  // The Story depth words the walk without formulas: write it again when the depth changes.
+  state.subscribe((names) => { if (names.has("depth") && pa && walkEl) { writeWalk(); draw(); } });
 }
