@@ -125,6 +125,22 @@ def test_the_story_asks_in_words(pages, lang):
     assert 'main:not([data-depth="story"]) .predict--story' in css
 
 
+@pytest.mark.parametrize("lang", LANGS)
+def test_story_control_labels_keep_their_symbols_aside(pages, lang):
+    # "每次前向的猜测数 γ" at the Story depth: a control's symbol is marked as formula, hidden there,
+    # and what stays reads as words.
+    html = pages[lang, "story"]
+    labels = re.findall(r'class="control__label"[^>]*>((?:[^<]|<span class="depth-formula">[^<]*</span>)*)<', html)
+    assert len(labels) > 20
+    marked = 0
+    for label in labels:
+        marked += label.count('class="depth-formula"')
+        words = text(re.sub(r'<span class="depth-formula">.*?</span>', "", label))
+        assert not re.search(r"(?:^|\s)[γαnkdc](?=$|\s|[(（,，])", words), (lang, words)
+    assert marked >= 5   # γ, n, k, d, c at least
+    assert ".depth-formula" in (ROOT / "static" / "css" / "widgets" / "depth.css").read_text()
+
+
 def test_stories_have_no_formulas_and_frontier_notes_cite(pages):
     for lang in LANGS:
         for anchor, sec in sections(pages[lang, "story"]).items():

@@ -180,10 +180,22 @@ def field(a, path: str, spec: str = "num:0", tag: str = "span") -> Markup:
                   f'{escape(fmt(lookup(a, path), spec))}</{tag}>')
 
 
+# A control's symbol standing alone in its label ("Guesses per pass, γ", "Node budget n (…)",
+# "每个节点的子节点数 k"): the Story depth promises no formulas, so it hides them there
+# (static/css/widgets/depth.css hides .depth-formula at that depth).
+_SYMBOL = re.compile(r"(,?\s)([γαnkdc])(?=$|\s|[(（,，])")
+
+
+def symbols(label) -> Markup:
+    """The label with its stand-alone symbols marked as formula, escaped."""
+    return Markup(_SYMBOL.sub(r'<span class="depth-formula">\1\2</span>', str(escape(label))))
+
+
 def init_app(app) -> None:
     from sim import params
     from views.choices import choice_labels
-    app.jinja_env.filters.update(num=num, pct=pct, compact=compact, prob=prob, fmt=fmt, times=times)
+    app.jinja_env.filters.update(num=num, pct=pct, compact=compact, prob=prob, fmt=fmt, times=times,
+                                 symbols=symbols)
     # Globals, so macros imported without context (and rendered alone for /api/section) see them.
     app.jinja_env.globals.update(field=field, lookup=lookup, MISSING=MISSING, P=params,
                                  choice_labels=choice_labels, paren=paren, colon=colon, gap=gap)
