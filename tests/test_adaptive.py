@@ -1,15 +1,14 @@
 """sim.adaptive: the γ policies by hand, the adaptive loop still writes the target's distribution,
 and the comparison with fixed γ adds up."""
-from collections import Counter
 
 import numpy as np
 import pytest
-from scipy.stats import chisquare
 
 from sim import theory
 from sim.adaptive import GammaPolicy, compare, gammas, generate_adaptive, modelled_speedup, pass_cost
 from sim.ngram import load_models
 from sim.speculative import generate, plain_decode
+from tests.stats import joint_pvalue
 
 SIGNIFICANCE = 1e-3
 
@@ -75,22 +74,6 @@ def test_identical_draft_climbs_to_the_cap():
     run = generate_adaptive(m["trigram"], m["trigram"], m["trigram"].encode([",", "when"]), 200, 1,
                             np.random.default_rng(0), policy="hf")
     assert gammas(run)[:5] == [1, 3, 5, 7, 9] and gammas(run)[-1] == 16
-
-
-def joint_pvalue(target, ctx, pairs):
-    """Chi-square of observed (x1, x2) against p(x1 | ctx) · p(x2 | ctx, x1); rare pairs pooled."""
-    p1 = target.dist(ctx)
-    counts = Counter(pairs)
-    n = len(pairs)
-    obs, exp = [], []
-    for x1 in np.argsort(-p1)[:40]:
-        p2 = target.dist(list(ctx) + [int(x1)])
-        for x2 in np.flatnonzero(n * p1[x1] * p2 >= 5):
-            obs.append(counts.get((int(x1), int(x2)), 0))
-            exp.append(n * p1[x1] * p2[x2])
-    obs.append(n - sum(obs))
-    exp.append(n - sum(exp))
-    return chisquare(obs, np.array(exp) * sum(obs) / sum(exp))[1]
 
 
 @pytest.mark.slow

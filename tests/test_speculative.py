@@ -1,6 +1,5 @@
 """sim.speculative: the exact rule keeps the target's distribution, the wrong rules do not, greedy
 speculative decoding is plain greedy decoding, and traces are reproducible."""
-from collections import Counter
 
 import numpy as np
 import pytest
@@ -9,6 +8,7 @@ from sim import examples, theory
 from sim.ngram import load_models
 from sim.speculative import RULES, generate, plain_decode, residual, speculative_step
 from sim.tubes import chi_square, first_tokens
+from tests.stats import joint_pvalue
 
 # Contexts where the bigram draft and the trigram target really disagree (total variation ≥ 0.2),
 # so a wrong rule has something to get wrong: ", when" is the plate's tubes context (TV 0.29);
@@ -62,24 +62,6 @@ def test_the_step_itself_passes_chi_square():
     first = [speculative_step(target, draft, ctx, 2, rng).written[0][0] for _ in range(N_STEP_DRAWS)]
     counts = np.bincount(first, minlength=target.V)
     assert chi_square(counts, target.dist(ctx))[1] > SIGNIFICANCE
-
-
-def joint_pvalue(target, ctx, pairs):
-    """Chi-square of observed (x1, x2) pairs against p(x1 | ctx) · p(x2 | ctx, x1)."""
-    p1 = target.dist(ctx)
-    counts = Counter(pairs)
-    n = len(pairs)
-    likely = [int(i) for i in np.argsort(-p1)[:40]]
-    obs, exp = [], []
-    for x1 in likely:
-        p2 = target.dist(list(ctx) + [x1])
-        for x2 in np.flatnonzero(n * p1[x1] * p2 >= 5):
-            obs.append(counts.get((x1, int(x2)), 0))
-            exp.append(n * p1[x1] * p2[x2])
-    obs.append(n - sum(obs))
-    exp.append(n - sum(exp))
-    from scipy.stats import chisquare
-    return chisquare(obs, np.array(exp) * sum(obs) / sum(exp))[1]
 
 
 @pytest.mark.slow

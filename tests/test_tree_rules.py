@@ -6,7 +6,6 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from scipy.stats import chisquare
 
 from sim.ngram import load_models
 from sim.speculative import generate
@@ -16,6 +15,7 @@ from sim.tree_rules import (EXACT, NATURAL, RULES, WRONG, engine_metrics, genera
 from sim.tree_shape import Shape
 from sim.tree_tubes import first_tokens, star, tree_tubes_context
 from sim.tubes import chi_square
+from tests.stats import joint_pvalue
 
 N_DRAWS = 20_000
 SIGNIFICANCE = 1e-3
@@ -58,23 +58,6 @@ def test_first_token_follows_the_target_iff_the_rule_is_exact(lang, sampling, ru
     x = first_tokens(target, draft, ctx, Plan.fixed(star(8), sampling), rule, N_DRAWS, np.random.default_rng(SEED))
     pvalue = chi_square(np.bincount(x, minlength=p.size), p)[1]
     assert (pvalue > SIGNIFICANCE) == ((sampling, rule) in EXACT), pvalue
-
-
-def joint_pvalue(target, ctx, pairs):
-    """Chi-square of observed (x1, x2) pairs against p(x1 | ctx) · p(x2 | ctx, x1), pairs with an
-    expected count under 5 pooled into one bin."""
-    p1 = target.dist(ctx)
-    counts = Counter(pairs)
-    n = len(pairs)
-    obs, exp = [], []
-    for x1 in np.argsort(-p1)[:40]:
-        p2 = target.dist(list(ctx) + [int(x1)])
-        for x2 in np.flatnonzero(n * p1[x1] * p2 >= 5):
-            obs.append(counts.get((int(x1), int(x2)), 0))
-            exp.append(n * p1[x1] * p2[x2])
-    obs.append(n - sum(obs))
-    exp.append(n - sum(exp))
-    return chisquare(obs, np.array(exp) * sum(obs) / sum(exp))[1]
 
 
 def two_token_combos():
