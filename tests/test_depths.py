@@ -223,13 +223,14 @@ def test_depth_texts_survive_missing_numbers(app, lang, monkeypatch):
 STORY_HIDDEN = (".depth-formula", ".predict--has-story", ".gauge-num", ".draft-q", ".lane-p", ".residual",
                 ".tube-read", ".tnode-num", ".trees-residual")
 STORY_KEEPS = {"h1", "h2"}, {"widget", "depth-note", "predict", "section-tools"}
-FORMULA = re.compile(r"[=αγ×√Σ]|p/q|\b[pqr]\b|min\(|max\(")
+FORMULA = re.compile(r"[=αγ×√Σ÷]|p/q|\b[pqrni]\b|min\(|max\(")
 # Allowed, each for a reason:
 #  - a factor written after a number ("1.78×", "2.6–3.4×", "4× H100"): the glossary's form for a
 #    speed-up or a count of chips in English (Chinese pages write 倍, tests/test_glossary.py);
 #  - "=" / "≠" between two tokens in section 4's greedy comparison: a picture of "same" and
 #    "different" (aria-hidden), not an equation.
-ALLOWED = re.compile(r"\d[\d.,–]*\s*×")
+#  - "n-gram" / "n 元组": the name of a kind of model, not a symbol.
+ALLOWED = re.compile(r"\d[\d.,–]*\s*×|\bn-grams?\b|\bn 元组")
 
 
 def story_visible_text(section) -> str:
