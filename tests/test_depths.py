@@ -223,7 +223,8 @@ def test_depth_texts_survive_missing_numbers(app, lang, monkeypatch):
 STORY_HIDDEN = (".depth-formula", ".predict--has-story", ".gauge-num", ".draft-q", ".lane-p", ".residual",
                 ".tube-read", ".tnode-num", ".trees-residual")
 STORY_KEEPS = {"h1", "h2"}, {"widget", "depth-note", "predict", "section-tools"}
-FORMULA = re.compile(r"[=αγ×√Σ÷]|p/q|\b[pqrni]\b|min\(|max\(")
+# A formula, or a readout that calls itself one.
+FORMULA = re.compile(r"[=αγ×√Σ÷]|p/q|\b[pqrni]\b|min\(|max\(|\b[Ff]ormulas?\b|公式")
 # Allowed, each for a reason:
 #  - a factor written after a number ("1.78×", "2.6–3.4×", "4× H100"): the glossary's form for a
 #    speed-up or a count of chips in English (Chinese pages write 倍, tests/test_glossary.py);
