@@ -224,14 +224,14 @@ STORY_HIDDEN = (".depth-formula", ".predict--has-story", ".gauge-num", ".draft-q
                 ".tube-read", ".tnode-num", ".trees-residual")
 STORY_KEEPS = {"h1", "h2"}, {"widget", "depth-note", "predict", "section-tools"}
 # A formula, or a readout that calls itself one.
-FORMULA = re.compile(r"[=αγ×√Σ÷]|p/q|\b[pqrni]\b|min\(|max\(|\b[Ff]ormulas?\b|公式")
+FORMULA = re.compile(r"[=αγ×√Σ÷]|p/q|\b[pqrnick]\b|min\(|max\(|\b[Ff]ormulas?\b|公式")
 # Allowed, each for a reason:
 #  - a factor written after a number ("1.78×", "2.6–3.4×", "4× H100"): the glossary's form for a
 #    speed-up or a count of chips in English (Chinese pages write 倍, tests/test_glossary.py);
 #  - "=" / "≠" between two tokens in section 4's greedy comparison: a picture of "same" and
 #    "different" (aria-hidden), not an equation.
-#  - "n-gram" / "n 元组": the name of a kind of model, not a symbol.
-ALLOWED = re.compile(r"\d[\d.,–]*\s*×|\bn-grams?\b|\bn 元组")
+#  - "n-gram" / "n 元组" and "top-k": names of a kind of model and of a tree, not symbols.
+ALLOWED = re.compile(r"\d[\d.,–]*\s*×|\bn-grams?\b|\bn 元组|\btop-k\b")
 
 
 def story_visible_text(section) -> str:
