@@ -215,3 +215,59 @@ def test_depth_texts_survive_missing_numbers(app, lang, monkeypatch):
         assert 'class="predict__q"' in html, anchor
         assert text(note(html, "story").group(3)), anchor
         assert sections.BY_ANCHOR[anchor].units == () or 'class="unavailable"' in html, anchor
+
+
+# What depth.css hides at the Story depth (checked against the stylesheet below): the Picture's
+# prose beside the heading and the interactive, the formula halves of readouts and questions, and
+# the readouts that are formulas and nothing else.
+STORY_HIDDEN = (".depth-formula", ".predict--has-story", ".gauge-num", ".draft-q", ".lane-p", ".residual",
+                ".tube-read", ".tnode-num", ".trees-residual")
+STORY_KEEPS = {"h1", "h2"}, {"widget", "depth-note", "predict", "section-tools"}
+# A formula, or a readout that calls itself one.
+FORMULA = re.compile(r"[=αγ×√Σ÷]|p/q|\b[pqrnick]\b|min\(|max\(|\b[Ff]ormulas?\b|公式")
+# Allowed, each for a reason:
+#  - a factor written after a number ("1.78×", "2.6–3.4×", "4× H100"): the glossary's form for a
+#    speed-up or a count of chips in English (Chinese pages write 倍, tests/test_glossary.py);
+#  - "=" / "≠" between two tokens in section 4's greedy comparison: a picture of "same" and
+#    "different" (aria-hidden), not an equation.
+#  - "n-gram" / "n 元组" and "top-k": names of a kind of model and of a tree, not symbols.
+ALLOWED = re.compile(r"\d[\d.,–]*\s*×|\bn-grams?\b|\bn 元组|\btop-k\b")
+
+
+def story_visible_text(section) -> str:
+    for child in list(section.find_all(recursive=False)):
+        if child.name in STORY_KEEPS[0] or set(child.get("class") or []) & STORY_KEEPS[1]:
+            continue
+        child.decompose()
+    for el in section.select(", ".join(STORY_HIDDEN) + ", [hidden], script, template, .same-sign"):
+        el.decompose()
+    for el in section.select("[data-depth-show]"):
+        if el.get("data-depth-show") != "story":
+            el.decompose()
+    # Not on the screen: SVG <title>s and title attributes are tooltips (a tree node's q and p on
+    # hover), .sr-only text is for screen readers (section 7's strip reads each Σ min(p, q) aloud).
+    for el in section.select(".sr-only"):
+        el.decompose()
+    for el in section.find_all("title"):
+        el.decompose()
+    return re.sub(r"\s+", " ", section.get_text(" ")).strip()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_story_shows_no_formulas(pages, lang):
+    """Everything a reader sees at the Story depth, the widgets' readouts, legends, captions, select
+    options and live text included, is in words (issue 14)."""
+    from bs4 import BeautifulSoup
+    css = (ROOT / "static" / "css" / "widgets" / "depth.css").read_text()
+    for sel in STORY_HIDDEN:
+        assert sel in css, sel
+    assert ':not(h2, h1, .widget, .depth-note, .predict, .section-tools)' in css
+    soup = BeautifulSoup(pages[lang, "story"], "html.parser")
+    secs = soup.select("section.plate-section")
+    assert {s["id"] for s in secs} == set(ANCHORS)
+    for sec in secs:
+        anchor = sec["id"]
+        words = ALLOWED.sub(" ", story_visible_text(sec))
+        assert len(words) > 100, anchor
+        m = FORMULA.search(words)
+        assert not m, (lang, anchor, words[max(0, m.start() - 80):m.end() + 80])

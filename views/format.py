@@ -22,7 +22,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from babel.numbers import format_compact_decimal
 from flask_babel import format_decimal, format_percent, get_locale
-from jinja2 import Undefined
+from jinja2 import Undefined, pass_context
 from markupsafe import Markup, escape
 
 MISSING = "–"  # a number that is not there (the one glyph for it, here and in format.js)
@@ -191,11 +191,25 @@ def symbols(label) -> Markup:
     return Markup(_SYMBOL.sub(r'<span class="depth-formula">\1\2</span>', str(escape(label))))
 
 
+def story(formula, words) -> Markup:
+    """A readout written two ways: as a formula (Picture, Frontier) and in words (Story);
+    static/css/widgets/depth.css shows the one the depth asks for."""
+    return Markup('<span class="depth-formula">{}</span><span class="depth-words">{}</span>').format(
+        formula, words)
+
+
+@pass_context
+def _times_filter(context, x: str) -> str:
+    # Jinja folds a filter on a constant ("2.6–3.4"|times) when it compiles the template, so the
+    # language of the first page rendered would stick; a filter that takes the context is not folded.
+    return times(x)
+
+
 def init_app(app) -> None:
     from sim import params
     from views.choices import choice_labels
-    app.jinja_env.filters.update(num=num, pct=pct, compact=compact, prob=prob, fmt=fmt, times=times,
+    app.jinja_env.filters.update(num=num, pct=pct, compact=compact, prob=prob, fmt=fmt, times=_times_filter,
                                  symbols=symbols)
     # Globals, so macros imported without context (and rendered alone for /api/section) see them.
     app.jinja_env.globals.update(field=field, lookup=lookup, MISSING=MISSING, P=params,
-                                 choice_labels=choice_labels, paren=paren, colon=colon, gap=gap)
+                                 choice_labels=choice_labels, story=story, paren=paren, colon=colon, gap=gap)

@@ -114,3 +114,15 @@ def test_whole_plate_embed_has_the_switch(page, live_url):
     assert page.locator("#speedup .depth-note--frontier").is_visible()
     assert "depth=frontier" in page.url
     assert page.console_errors == [] and page.foreign_requests == []
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_story_charts_name_their_axes_in_words(page, live_url, lang):
+    # Section 8's chart is drawn by speedup.js (Plotly), not by the server: at the Story depth its
+    # axis and its marks are words (storyT), at the Picture depth they keep γ.
+    for depth, has_gamma in (("story", False), ("picture", True)):
+        _load(page, f"{live_url}/embed/{lang}/specdec/speedup/?depth={depth}")
+        title = page.locator("#speedup .speedup-chart .xtitle")
+        title.wait_for(state="attached", timeout=20000)
+        labels = title.text_content() + " " + " ".join(page.locator("#speedup .speedup-chart .textpoint").all_text_contents())
+        assert ("γ" in labels) == has_gamma, (depth, labels)

@@ -5,6 +5,7 @@
 // break-even map with plotly once it comes near the view.
 import { colon, count, num } from "../format.js";
 import { lazyChart } from "../charts.js";
+import { storyT } from "../dom.js";
 
 const STORE = "specdec-lab-text:";   // sessionStorage key prefix, + sha256
 const TEXT_UNITS = ["lab.run", "lab.drafts", "lab.compare", "lab.tubes"];
@@ -44,14 +45,14 @@ function drawMap(Plotly, box, m, ctx) {
   const hover = ctx.t("map_hover", { x: "%{x}", y: "%{y}", z: "%{z:.2f}" });
   return Plotly.react(box, [
     { type: "heatmap", x: m.gammas, y: m.cs, z: m.alpha, zmin: 0, zmax: 1, colorscale: "YlOrRd",
-      hovertemplate: `${hover}<extra></extra>`, colorbar: { title: { text: "α" }, thickness: 12 } },
-    { type: "scatter", mode: "markers", x: [m.gamma], y: [m.c], name: ctx.t("map_here"),
+      hovertemplate: `${hover}<extra></extra>`, colorbar: { title: { text: storyT((k, v) => ctx.t(k, v), "map_z") }, thickness: 12 } },
+    { type: "scatter", mode: "markers", x: [m.gamma], y: [m.c], name: storyT((k, v) => ctx.t(k, v), "map_here"),
       marker: { symbol: "x-thin-open", size: 14, color: "#111", line: { width: 3 } },
-      hovertemplate: `${ctx.t("map_here")}${colon()}α = ${num(m.break_even_alpha, 2)}<extra></extra>` },
+      hovertemplate: `${storyT((k, v) => ctx.t(k, v), "map_here")}${colon()}α = ${num(m.break_even_alpha, 2)}<extra></extra>` },
   ], {
     margin: { l: 56, r: 8, t: 8, b: 44 }, height: 320, showlegend: false,
-    xaxis: { title: { text: ctx.t("map_x") }, dtick: box.clientWidth < 500 ? 3 : 1, tick0: 1 },
-    yaxis: { title: { text: ctx.t("map_y") } },
+    xaxis: { title: { text: storyT((k, v) => ctx.t(k, v), "map_x") }, dtick: box.clientWidth < 500 ? 3 : 1, tick0: 1 },
+    yaxis: { title: { text: storyT((k, v) => ctx.t(k, v), "map_y") } },
     paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)",
     font: { family: getComputedStyle(document.body).fontFamily },
   }, { displayModeBar: false, responsive: true });

@@ -3,17 +3,18 @@
 // draws the plotly chart and keeps the α slider on the measured value until the reader moves it.
 import { lazyChart, colours, PLOT_CONFIG } from "../charts.js";
 import { colon, times } from "../format.js";
+import { storyT } from "../dom.js";
 
 // The star marks the best γ; at the search's edges it says so: still rising at the largest γ,
 // or none at all when plain decoding (γ = 0) is fastest.
 function bestMark(th, ctx, c) {
   const best = th.best;
   if (best.edge === "plain") {
-    return { x: [th.curve.gamma[0]], y: [1], mode: "text", text: [ctx.t("plain")], textposition: "top right",
-             cliponaxis: false, hoverinfo: "skip", name: ctx.t("plain"), textfont: { color: c.ink } };
+    return { x: [th.curve.gamma[0]], y: [1], mode: "text", text: [storyT((k, v) => ctx.t(k, v), "plain")], textposition: "top right",
+             cliponaxis: false, hoverinfo: "skip", name: storyT((k, v) => ctx.t(k, v), "plain"), textfont: { color: c.ink } };
   }
-  return { x: [best.gamma], y: [best.speedup], mode: "markers+text", name: ctx.t("best"),
-           text: [best.edge === "rising" ? ctx.t("rising") : ctx.t("best")],
+  return { x: [best.gamma], y: [best.speedup], mode: "markers+text", name: storyT((k, v) => ctx.t(k, v), "best"),
+           text: [best.edge === "rising" ? ctx.t("rising") : storyT((k, v) => ctx.t(k, v), "best")],
            textposition: best.edge === "rising" ? "top left" : "top center", cliponaxis: false,
            marker: { size: 13, color: c.ink, symbol: "star" }, hoverinfo: "skip" };
 }
@@ -25,12 +26,12 @@ function plot(Plotly, node, a, ctx) {
     { x: th.curve.gamma, y: th.curve.speedup, mode: "lines+markers", name: ctx.t("curve"), line: { color: c.accent },
       hovertemplate: `γ = %{x}${colon()}${times("%{y:.2f}")}<extra></extra>` },
     bestMark(th, ctx, c),
-    { x: [th.gamma], y: [th.speedup], mode: "markers", name: ctx.t("yours"),
+    { x: [th.gamma], y: [th.speedup], mode: "markers", name: storyT((k, v) => ctx.t(k, v), "yours"),
       marker: { size: 11, color: "rgba(0,0,0,0)", line: { color: c.accent, width: 2.5 } }, hoverinfo: "skip" },
   ], {
     margin: { l: 50, r: 10, t: 28, b: 45 }, height: 280, showlegend: false,
     paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)",
-    xaxis: { title: { text: ctx.t("x_title") }, dtick: 1, range: [0.5, th.curve.gamma.length + 0.5] },
+    xaxis: { title: { text: storyT((k, v) => ctx.t(k, v), "x_title") }, dtick: 1, range: [0.5, th.curve.gamma.length + 0.5] },
     yaxis: { title: { text: ctx.t("y_title") }, rangemode: "tozero" },
     shapes: [{ type: "line", xref: "paper", x0: 0, x1: 1, y0: 1, y1: 1, line: { color: c.ink, width: 1, dash: "dot" } }],
   }, PLOT_CONFIG);
