@@ -153,6 +153,25 @@ function failed(el, err) {
 // section's live text.
 const modules = new Set(readJSON("params").modules || []);
 
+// A link to #section lands there before the widgets mount; mounting changes the heights above it,
+// so the browser's jump can end a screen away. Once everything has mounted, go back to the
+// anchor, unless the reader has started moving around already.
+let readerMoved = false;
+for (const ev of ["wheel", "touchmove", "keydown", "mousedown"]) {
+  addEventListener(ev, () => { readerMoved = true; }, { once: true, passive: true });
+}
+function backToAnchor() {
+  const id = decodeURIComponent(location.hash.slice(1));
+  const target = id && document.getElementById(id);
+  if (!target || readerMoved) return;
+  // The browser's own jump may still be gliding (scroll-behavior: smooth) towards where the
+  // section was before mounting: stop it, and jump without gliding, again a frame later.
+  const jump = () => { if (!readerMoved) target.scrollIntoView({ block: "start", behavior: "instant" }); };
+  html.style.scrollBehavior = "auto";
+  jump();
+  requestAnimationFrame(() => { jump(); html.style.scrollBehavior = ""; });
+}
+
 async function mountAll() {
   updateLinks();
   bindControls(document, makeT(null));
@@ -169,6 +188,7 @@ async function mountAll() {
       failed(el, err);
     }
   }));
+  backToAnchor();
   html.dataset.ready = "1";
   document.dispatchEvent(new CustomEvent("specdec:ready"));
 }

@@ -102,3 +102,11 @@ def test_plotly_loads_from_our_origin(page, live_url):
     }""")
     assert has == "function"
     assert page.foreign_requests == []
+
+
+@pytest.mark.parametrize("anchor", ["tape", "trees", "lab"])
+def test_a_link_to_a_section_lands_on_it_once_widgets_have_mounted(page, live_url, anchor):
+    # Mounting changes the heights above the section; the page goes back to the anchor after.
+    _load(page, f"{live_url}/en/specdec/#{anchor}")
+    top = page.evaluate("(a) => document.getElementById(a).getBoundingClientRect().top", anchor)
+    assert -2 <= top <= 80, top
