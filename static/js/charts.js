@@ -35,6 +35,8 @@ export function lazyChart(container, ctx, draw) {
   // The Embed dialog's preview (widgets/embed.js) asks for every chart at once, to measure the
   // height the embed takes with its charts drawn.
   document.addEventListener("specdec:draw-charts", start);
+  // Labels may differ by depth (the Story depth has words for formulas): draw again on a switch.
+  ctx.state?.subscribe((names) => { if (names.has("depth") && plotly && pending) draw(plotly, container, pending); });
   return (data) => {
     pending = data;
     if (plotly) draw(plotly, container, data);

@@ -126,3 +126,14 @@ def test_story_charts_name_their_axes_in_words(page, live_url, lang):
         title.wait_for(state="attached", timeout=20000)
         labels = title.text_content() + " " + " ".join(page.locator("#speedup .speedup-chart .textpoint").all_text_contents())
         assert ("γ" in labels) == has_gamma, (depth, labels)
+
+
+def test_charts_follow_a_depth_switch_in_place(page, live_url):
+    # The switch changes the depth without a reload: a chart already drawn draws its labels again.
+    _load(page, f"{live_url}/en/specdec/#speedup")
+    title = page.locator("#speedup .speedup-chart .xtitle")
+    title.wait_for(state="attached", timeout=20000)
+    assert "γ" in title.text_content()
+    page.locator("a[data-depth-choice=story]").first.click()
+    page.wait_for_timeout(500)
+    assert "γ" not in page.locator("#speedup .speedup-chart .xtitle").text_content()
