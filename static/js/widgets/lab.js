@@ -42,13 +42,13 @@ async function postText(ctx, body, lang) {
 }
 
 function drawMap(Plotly, box, m, ctx) {
-  const hover = ctx.t("map_hover", { x: "%{x}", y: "%{y}", z: "%{z:.2f}" });
+  const hover = storyT((k, v) => ctx.t(k, v), "map_hover", { x: "%{x}", y: "%{y}", z: "%{z:.2f}" });
   return Plotly.react(box, [
     { type: "heatmap", x: m.gammas, y: m.cs, z: m.alpha, zmin: 0, zmax: 1, colorscale: "YlOrRd",
       hovertemplate: `${hover}<extra></extra>`, colorbar: { title: { text: storyT((k, v) => ctx.t(k, v), "map_z") }, thickness: 12 } },
     { type: "scatter", mode: "markers", x: [m.gamma], y: [m.c], name: storyT((k, v) => ctx.t(k, v), "map_here"),
       marker: { symbol: "x-thin-open", size: 14, color: "#111", line: { width: 3 } },
-      hovertemplate: `${storyT((k, v) => ctx.t(k, v), "map_here")}${colon()}α = ${num(m.break_even_alpha, 2)}<extra></extra>` },
+      hovertemplate: `${storyT((k, v) => ctx.t(k, v), "map_here")}${colon()}${storyT((k, v) => ctx.t(k, v), "map_here_alpha", { a: num(m.break_even_alpha, 2) })}<extra></extra>` },
   ], {
     margin: { l: 56, r: 8, t: 8, b: 44 }, height: 320, showlegend: false,
     xaxis: { title: { text: storyT((k, v) => ctx.t(k, v), "map_x") }, dtick: box.clientWidth < 500 ? 3 : 1, tick0: 1 },

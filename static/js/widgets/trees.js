@@ -5,7 +5,7 @@
 // batch (plotly, fetched when the charts come near). Everything drawn comes from the parts' answers
 // (views/sections_trees.py), the nodes' coordinates included, so this drawing and the server's
 // (the first view, and the view without scripts) agree.
-import { h, storyT, svg as s } from "../dom.js";
+import { depth, h, storyT, svg as s } from "../dom.js";
 import { colon, comma, count, gap, num, paren, prob, times } from "../format.js";
 import { player } from "../player.js";
 import { colours, lazyChart, PLOT_CONFIG } from "../charts.js";
@@ -70,7 +70,10 @@ function drawTree(el, a, view) {
     const st = nd.id ? view.status.get(nd.id) ?? "pending" : "root";
     const g = s("g", { class: `tnode tnode--${st}${nd.id === view.current ? " is-current" : ""}`,
                        "data-node": nd.id, transform: `translate(${nd.px} ${nd.py})` });
-    g.append(s("title", {}, nd.id ? `${nd.token}${colon()}q = ${prob(nd.q)}${view.showP ? `, p = ${prob(nd.p)}` : ""}` : a.t("root_title")));
+    const chances = depth() === "story"   // in words at the Story depth
+      ? a.t(view.showP ? "node_title_p_story" : "node_title_story", { q: prob(nd.q), p: prob(nd.p) })
+      : `q = ${prob(nd.q)}${view.showP ? `, p = ${prob(nd.p)}` : ""}`;
+    g.append(s("title", {}, nd.id ? `${nd.token}${colon()}${chances}` : a.t("root_title")));
     g.append(s("rect", { width: lay.box_w, height: lay.box_h, rx: 5 }));
     g.append(s("text", { class: "tnode-tok", x: 6, y: 14 }, cut(nd.id ? nd.token : a.rootLabel, 11)));
     if (nd.id && !lay.small) {
