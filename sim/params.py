@@ -417,7 +417,7 @@ API_THEORY = spec(ALPHA_GIVEN, GAMMA_ANY, C)
 API_DIST = spec(LANG, NGRAM, CONTEXT, TOP)
 # /api/roofline also answers to `context` for `ctx` (the page's URL uses the short name).
 API_ROOFLINE = spec(LANG, GPU, MODEL, BATCH, CTX, CTX.but(name="context", default=None), GAMMA_ANY,
-                ALPHA_GIVEN, C, LANES)
+                ALPHA_GIVEN, C, LANES, EFF)
 API_LAB_TEXT = spec(LANG)
 _LAB_DRAFT = LDRAFT.but(name="draft")
 API_LAB_RUN = spec(TEXT, LANG, _LAB_DRAFT, GAMMA, ADAPT_, SEED, C, TOKENS.but(default=LAB_RUN_TOKENS))

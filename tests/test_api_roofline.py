@@ -54,7 +54,7 @@ def test_non_default_state_matches_sim(client):
         roofline.best_gamma(g, m, 8, 1024, 0.8, 0.05))
     assert d["reader"]["busy"] == pytest.approx(roofline.lanes(g, m, 40)["arithmetic_busy"])
     assert d["state"] == {"gpu": g, "model": m, "batch": 8, "ctx": 1024, "lanes": 40,
-                          "gamma": 3, "alpha": 0.8, "c": 0.05}
+                          "gamma": 3, "alpha": 0.8, "c": 0.05, "eff": 1.0}
     # Curves: one point per batch stop, the one at batch 8 equal to the single step.
     xs = d["batch"]["curve"]["batches"]
     assert d["batch"]["curve"]["with_cache"][xs.index(8)] == pytest.approx(k["tokens_per_s"])
@@ -127,3 +127,15 @@ def test_error_message_follows_the_language(client):
     r, d = _get(client, "?batch=0&lang=zh")
     assert r.status_code == 400 and d["error"]["param"] == "batch"
     assert r.headers["Content-Type"].startswith("application/json")
+
+
+def test_eff_scales_the_speeds_as_on_the_page(client):
+    # An engine at half the roofline's speed writes half the tokens a second (sim/roofline.py,
+    # "Engine efficiency"); the speed-up on paper does not change with it.
+    _, ideal = _get(client, "")
+    _, half = _get(client, "?eff=0.5")
+    assert half["state"]["eff"] == 0.5 and ideal["state"]["eff"] == 1.0
+    assert half["onebyone"]["tokens_per_s"] == pytest.approx(ideal["onebyone"]["tokens_per_s"] / 2)
+    assert half["idle"]["speedup"] == pytest.approx(ideal["idle"]["speedup"])
+    r, err = _get(client, "?eff=0.05")
+    assert r.status_code == 400 and err["error"]["param"] == "eff"

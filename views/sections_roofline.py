@@ -345,7 +345,7 @@ def compute(gpu: str = "h100-sxm", model: str = "llama-3.1-8b", batch: int = 64,
     n = weight_gpus(g, m)
     return {
         "state": {"gpu": gpu, "model": model, "batch": batch, "ctx": ctx, "lanes": lanes,
-                  "gamma": gamma, "alpha": alpha, "c": c},
+                  "gamma": gamma, "alpha": alpha, "c": c, "eff": efficiency},
         "gpu": _gpu_info(g),
         "model": _model_info(m),
         "onebyone": _onebyone(g, m, efficiency),

@@ -17,6 +17,7 @@ def roofline_numbers():
     if context is not None and "ctx" in request.args and context != v["ctx"]:
         raise P.API_ROOFLINE["context"].error(_, P.N_("context and ctx name the same value; give one, or the same number."))
     v.pop("lang")
+    v["efficiency"] = v.pop("eff")   # the page's name for sim.roofline's efficiency
     if context is not None:
         v["ctx"] = context
     return jsonify(compute(**v))
