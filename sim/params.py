@@ -381,6 +381,19 @@ TRULE = choice("trule", TREE_RULES, "sequoia", help="the tree's check (exact one
                sections=_trees("pass", "tubes"))
 TROUNDS = int_("trounds", 1, TREE_ROUNDS_MAX, 1, unit=f"rounds of {TREE_TUBE_TRIALS}",
                help="rounds poured into the tree tubes", sections=_trees("tubes"))
+# A section's own draw counters: "Empty and refill" and "Another pass" draw afresh by counting
+# these up, never the page-wide seed (which every speculative section and embed reads). 0 draws
+# from the seed alone, as before.
+DRAW = int_("draw", 0, SEED_MAX, 0, help="section 6's own draw counter (its tubes refilled)", sections=("exact",))
+TPASS = int_("tpass", 0, SEED_MAX, 0, help="section 11's own draw counter for its pass",
+             sections=_trees("pass"))
+TDRAW = int_("tdraw", 0, SEED_MAX, 0, help="section 11's own draw counter for its tubes",
+             sections=_trees("tubes"))
+
+
+def drawn_seed(seed: int, draw: int):
+    """The random numbers' seed for a section's ``draw``-th refill: the page's seed itself at 0."""
+    return seed if not draw else [seed, draw]
 
 
 # ---- the API's and the command line's own parameters --------------------------------------------
@@ -405,7 +418,8 @@ def spec(*params: Param) -> dict[str, Param]:
 
 # The page's URL state, in the order the README lists it.
 PAGE = spec(GPU, MODEL, BATCH, CTX, LANES, EFF, GAMMA, DRAFT, GREEDY, RULE, TDRAFT, ROUNDS, SEED, C, ALPHA,
-            DEPTH, TEXT, TLANG, LDRAFT, ADAPT_, TREE_N, TREE_K, TREE_D, SHAPE, SAMPLING, TRULE, TROUNDS)
+            DEPTH, TEXT, TLANG, LDRAFT, ADAPT_, TREE_N, TREE_K, TREE_D, SHAPE, SAMPLING, TRULE, TROUNDS,
+            DRAW, TPASS, TDRAW)
 
 
 # The API's routes (views/api/).

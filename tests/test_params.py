@@ -156,7 +156,7 @@ def test_each_page_parameter_is_declared_once_with_a_default_that_passes():
 def test_reads_follow_the_declaration():
     # hand-derived from the sections list in sim/params.py
     assert P.reads("tape") == ("gamma", "draft", "greedy", "seed")
-    assert P.reads("exact") == ("rule", "tdraft", "rounds", "seed")
+    assert P.reads("exact") == ("rule", "tdraft", "rounds", "seed", "draw")
     assert P.reads("lab.map") == ("gamma", "c")
     assert set(P.reads("lab")) == {"gamma", "seed", "c", "text", "tlang", "ldraft", "adapt"}
     # Only section 6 reads the rule: the wrong rules never reach another section.

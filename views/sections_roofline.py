@@ -116,6 +116,20 @@ def _capacity(g, m, batch: int, ctx: int) -> dict:
     }
 
 
+def capacity(gpu: str, model: str, batch: int, ctx: int) -> dict:
+    """``_capacity`` by preset keys: whether a section's streams fit, in section 2's terms."""
+    return _capacity(roofline.GPUS[gpu], roofline.MODELS[model], batch, ctx)
+
+
+def section9_best(lang: str, v: dict) -> dict:
+    """Section 9's best γ for a state (the pair's α; section 9 reads ``alpha`` only when pinned,
+    and a state without it is what every other section sees)."""
+    from views.sections_speculative import measured_alpha
+    g, m = roofline.GPUS[v["gpu"]], roofline.MODELS[v["model"]]
+    a = measured_alpha(lang, {"draft": v["draft"], "greedy": False})
+    return roofline.best_gamma_edge(g, m, v["batch"], v["ctx"], a, v["c"])
+
+
 def _presets(m) -> list[dict]:
     """Every GPU preset's memory and bandwidth, and how many of it the model's weights need."""
     return [{"key": g.key, "label": g.label, "memory_gb": g.memory / _GB,
@@ -242,7 +256,7 @@ def _idle(g, m, batch: int, ctx: int, gamma: int, alpha: float, c: float,
     the streams stop fitting do."""
     run = {"gpus": gpus, "efficiency": efficiency}
     s = roofline.speculative(g, m, batch, ctx, gamma, alpha, c, **run)
-    best_g, best_s = roofline.best_gamma(g, m, batch, ctx, alpha, c)
+    best = roofline.best_gamma_edge(g, m, batch, ctx, alpha, c)
     curve = roofline.batch_curve(g, m, ctx, BATCH_STOPS, gamma=gamma, alpha=alpha, c=c, **run)
     limit = roofline.max_batch(g, m, ctx, gpus=gpus)
     contexts = []
@@ -275,13 +289,16 @@ def _idle(g, m, batch: int, ctx: int, gamma: int, alpha: float, c: float,
         # Which sentence describes the break-even batch: it pays at every batch ("always"),
         # not even for one stream ("never"), up to some batch ("from"), or up to a batch beyond
         # the streams that fit ("beyond": it pays at every batch that fits).
-        "breakeven_case": ("always" if breakeven is None else "never" if breakeven <= 1
+        # "nofit": not one stream of this length fits, so no batch to speak of (never "up to 0").
+        "breakeven_case": ("nofit" if limit == 0 else "always" if breakeven is None
+                           else "never" if breakeven <= 1
                            else "from" if breakeven_fits else "beyond"),
-        "best_gamma": best_g,
-        "best_speedup": best_s,
+        # One answer (γ 0 and 1.0× where no γ ≥ 1 beats plain decoding), in both forms.
+        "best_gamma": best["gamma"],
+        "best_speedup": best["speedup"],
         # The same, with the search's edges named: {"gamma", "speedup", "edge": None | "rising"
         # (still rising at γ 16) | "plain" (γ 0: no γ ≥ 1 beats plain decoding)}.
-        "best": roofline.best_gamma_edge(g, m, batch, ctx, alpha, c),
+        "best": best,
         "fits": s["fits"],
         "max_batch": limit,
         "breakeven_fits": breakeven_fits,

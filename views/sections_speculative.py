@@ -220,9 +220,19 @@ def _run(lang: str, v: dict, tokens: int, trace: bool = True) -> dict:
 
 
 def measured_alpha(lang: str, v: dict) -> float:
-    """α measured over section 7's 200-token run, to 3 decimals as the page prints it (so the
-    sections that start from it round to the same speed-up)."""
-    return round(float(_run(lang, v, ALPHA_RUN_TOKENS, trace=False)["alpha"]), 3)
+    """The pair's α (sim.pair: the draft's α over a long run of the target's own text, the same for
+    every γ, seed and section), to 3 decimals as the page prints it, so every section that starts
+    from it rounds to the same tokens per pass, best γ and speed-up."""
+    from sim import pair
+    return pair.alpha(lang, v["draft"], v.get("greedy", False))
+
+
+def pair_info(lang: str, v: dict, gamma: int) -> dict:
+    """The pair's α and what Eq. 1 makes of it at γ: the figures every section shares."""
+    from sim import pair, theory
+    a = measured_alpha(lang, v)
+    return {"alpha": a, "positions": pair.pair_alpha(lang, v["draft"], bool(v.get("greedy", False)))["positions"],
+            "tokens_per_pass": theory.expected_tokens(a, gamma)}
 
 
 def draft(lang: str, v: dict) -> dict:
@@ -264,7 +274,9 @@ def rule(lang: str, v: dict) -> dict:
 
 
 def exact(lang: str, v: dict) -> dict:
-    tubes = tubes_json(lang, v["tdraft"], v["rule"], v["rounds"], TUBES_TRIALS, v["seed"])
+    from sim.params import drawn_seed
+    # The seed with the section's own draw counter: refilling the tubes changes nothing else.
+    tubes = tubes_json(lang, v["tdraft"], v["rule"], v["rounds"], TUBES_TRIALS, drawn_seed(v["seed"], v["draw"]))
     top = sorted(tubes["p"], key=lambda tok: -tubes["p"][tok])[:2]
     cols = tube_view(tubes)
     # The page draws the tubes from the columns' counts; every single draw (tubes_json's
@@ -303,21 +315,24 @@ def alpha(lang: str, v: dict) -> dict:
     long_run = _run(lang, v, ALPHA_RUN_TOKENS, trace=False)
     greedy = long_run["alpha_measure"] == "agreement"
     agreement = long_run["agreement"] or []
-    # α averages every written position, the last pass's overshoot past 200 tokens included.
-    every = _long_run(lang, v["draft"], v["gamma"], v["greedy"], v["seed"]).agreements or []
-    check = theory.formula_check(long_run["alpha"], v["gamma"], long_run["accepted_hist"])
+    # The run's own α averages the 200 positions it returns (sim.speculative.Run.stats).
+    every = agreement[:ALPHA_RUN_TOKENS]
+    pair = pair_info(lang, v, v["gamma"])
+    # Eq. 1 with the pair's α against this run's count: within the run's own scatter, or not.
+    check = theory.formula_check(pair["alpha"], v["gamma"], long_run["accepted_hist"])
     # No scatter at all (a copy of the target: every pass writes γ + 1) is said in words, not "± 0.00".
     check["exact"] = check["margin"] == 0 and bool(check["agree"])
     check["within"] = bool(check["agree"]) and not check["exact"]
     examples = _example_json(lang)
     return {
-        "alpha": float(long_run["alpha"]), "draft_name": draft_name(v["draft"]),
+        # The pair's α (every section's figure); this run's own average is run.alpha.
+        "alpha": pair["alpha"], "pair": pair, "draft_name": draft_name(v["draft"]),
         # What α averages: Σ min(p, q) when sampling, agreement of the arg-maxes under greedy.
         "measure": long_run["alpha_measure"], "greedy": greedy,
         "positions": len(every), "agree": sum(every),
         "run": {k: long_run[k] for k in ("alpha", "acceptance_rate", "tokens_per_pass", "passes",
                                          "accepted_hist", "tokens", "overlap")},
-        "formula": long_run["tokens_per_pass_formula"],
+        "formula": pair["tokens_per_pass"],
         # The formula against the count: within the run's own scatter (two standard errors), or not.
         "check": check,
         # Colour step 0..4 of Σ min(p, q) at each written position; under greedy, 4 where the two
@@ -355,22 +370,36 @@ def speedup(lang: str, v: dict) -> dict:
     used = measured if v["alpha"] is None else v["alpha"]
     th = theory_json(used, v["gamma"], v["c"])
     return {"measured": measured, "pinned": v["alpha"] is not None, "theory": th,
+            "pair": pair_info(lang, v, v["gamma"]),
             "ceiling": _ceiling(v["gpu"], v["model"], th)}
 
 
 def bench(lang: str, v: dict) -> dict:
     from sim import roofline
     run = _run(lang, v, BENCH_RUN_TOKENS)
-    a = min(1.0, max(0.0, float(run["alpha"] or 0.0)))
+    # The pair's α (as sections 7-9), not this 60-token run's own average (shown beside it).
+    pair = pair_info(lang, v, v["gamma"])
+    a = pair["alpha"]
     # At the page's engine efficiency (1.0, the ideal, unless `eff` is set): speeds scale, the
     # speed-up does not.
+    # On the GPUs the weights need, as sections 1, 2 and 9 (the 70B on two 80 GB GPUs).
+    from views.sections_roofline import weight_gpus
+    n = weight_gpus(roofline.GPUS[v["gpu"]], roofline.MODELS[v["model"]])
     paper = roofline.speculative(v["gpu"], v["model"], v["batch"], v["ctx"], v["gamma"], a, v["c"],
-                                 efficiency=v["eff"])
+                                 efficiency=v["eff"], gpus=n)
     return {"run": run, "tape": _tape(run), "most": v["gamma"] + 1, "draft_name": draft_name(v["draft"]),
             # The gauges of the last pass, for the first view without scripts.
             "last_pass": len(run["steps"]), "last_step": run["steps"][-1],
+            "pair": pair, "run_tokens": BENCH_RUN_TOKENS,
             "speedup": paper["speedup"], "plain": paper["tokens_per_s_plain"],
-            "spec": paper["tokens_per_s_spec"]}
+            "spec": paper["tokens_per_s_spec"], "fits": paper["fits"],
+            "capacity": bench_capacity(v)}
+
+
+def bench_capacity(v: dict) -> dict:
+    """Whether the bench's streams fit, in section 2's terms (on the GPUs the weights need)."""
+    from views.sections_roofline import capacity
+    return capacity(v["gpu"], v["model"], v["batch"], v["ctx"])
 
 
 ANSWERS = {"draft": draft, "tape": tape, "rule": rule, "exact": exact, "alpha": alpha,

@@ -231,7 +231,9 @@ def joined(tokens, lang: str) -> str:
 
 
 def pass_part(lang: str, v: dict) -> dict:
-    out = run_json(lang, v["draft"], v["shape"], v["n"], v["k"], v["d"], v["sampling"], v["trule"], v["seed"])
+    # The seed with the pass's own draw counter ("Another pass" changes nothing else).
+    out = run_json(lang, v["draft"], v["shape"], v["n"], v["k"], v["d"], v["sampling"], v["trule"],
+                   P.drawn_seed(v["seed"], v["tpass"]))
     pj = out["pass"]
     written = [w["token"] for w in pj["written"]]
     return {**out, "draft_name": sc.draft_name(v["draft"]), "context_text": joined(out["context"], lang),
@@ -309,7 +311,8 @@ def tube_cols(t: dict) -> list[dict]:
 
 
 def tubes_part(lang: str, v: dict) -> dict:
-    t = tubes_json(lang, v["draft"], v["sampling"], v["trule"], STAR, v["trounds"], P.TREE_TUBE_TRIALS, v["seed"])
+    t = tubes_json(lang, v["draft"], v["sampling"], v["trule"], STAR, v["trounds"], P.TREE_TUBE_TRIALS,
+                   P.drawn_seed(v["seed"], v["tdraw"]))
     info = exactness(v["sampling"], v["trule"], False)
     # "check", not the pass's own "exact": the pass may run another filling (EAGLE-2's tree).
     return {"tubes": t, "cols": tube_cols(t), "start_text": joined(t["context"], lang),
@@ -323,9 +326,12 @@ def budget_json(lang: str, draft: str, k: int, d: int, gpu: str, model: str, bat
     """The budget table (kept per process), its curves at this batch and the batch scan."""
     from sim import tree_cost
     from sim.tree_budget import budget_table
+    from views.sections_roofline import weight_gpus
     table = budget_table(lang, draft, k, d)
-    return {"table": table, "curves": tree_cost.curves(table, gpu, model, batch, ctx, c),
-            "batch_scan": tree_cost.batch_scan(table, gpu, model, ctx, c)}
+    # On the GPUs the weights need, as sections 1, 2 and 9 (the 70B on two 80 GB GPUs).
+    n = weight_gpus(roofline.GPUS[gpu], roofline.MODELS[model])
+    return {"table": table, "curves": tree_cost.curves(table, gpu, model, batch, ctx, c, gpus=n),
+            "batch_scan": tree_cost.batch_scan(table, gpu, model, ctx, c, gpus=n)}
 
 
 def method_name(m: str) -> str:
@@ -365,6 +371,11 @@ def budget_part(lang: str, v: dict) -> dict:
     case = ("none" if not rows else "never" if stop == rows[0]["batch"] else "stop" if stop is not None
             else "memory" if full is not None else "always")
     g, m = roofline.GPUS[v["gpu"]], roofline.MODELS[v["model"]]
+    from views.sections_roofline import capacity, section9_best
+    # Section 9's best chain for the same inputs (sampled guesses, γ ≤ 16): the same figure as
+    # this section's chain of sampled guesses when its best budget is at most 16.
+    s9 = section9_best(lang, v)
+    chain_m = cu["methods"]["chain"]
     chain_n, topk_n = cu["methods"]["chain"]["tokens"][n - 1], cu["methods"]["topk"]["tokens"][n - 1]
     ns = sorted(set(TABLE_NS) | {n})
     return {
@@ -377,6 +388,13 @@ def budget_part(lang: str, v: dict) -> dict:
         "budgets": cu["n"], "t_ratio": _rounded(cu["t_ratio"]), "fits": cu["fits"], "n_fit": cu["n_fit"],
         "n_fits": cu["fits"] and n <= cu["n_fit"], "max_batch": cu["max_batch"],
         "methods": methods, "verdict": verdict,
+        "capacity": capacity(v["gpu"], v["model"], v["batch"], v["ctx"]),
+        "section9": s9,
+        # Why this section's best chain is not section 9's: it takes the draft's likeliest tokens.
+        "likeliest_chain_wins": bool(verdict and verdict["best_chain"]["method"] == "greedy_chain"),
+        # A depth limit shorter than the best chain caps every tree (a chain is a tree).
+        "depth_capped": bool(verdict and not verdict["tree_beats_chain"]
+                             and v["d"] < (chain_m["best_n"] or 0)),
         "scan": {"rows": rows, "trees_stop": stop, "spec_stop": scan["speculation_stops_paying_batch"],
                  "stops_fitting": full, "max_batch": scan["max_batch"], "case": case,
                  "last": rows[-1]["batch"] if rows else None},

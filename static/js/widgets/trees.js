@@ -13,7 +13,7 @@ import { params } from "../state.js";
 import { renderTube } from "./exact.js";
 
 const ROUNDS_MAX = params.trounds?.hi ?? 4;
-const SEED_MAX = params.seed?.hi ?? 2147483647;
+const SEED_MAX = params.tpass?.hi ?? 2147483647;
 const DRAWN = ["chain", "topk", "dynamic", "best", "sequoia"];   // views/sections_trees.CHART_METHODS
 
 // As Jinja's truncate(n, true, "…", 0) on the server.
@@ -245,8 +245,10 @@ export function mount(el, ctx) {
   const reset = () => { at = 0; draw(); };
   const api = player(el, ctx, { step, back, reset, canStep, interval: 1300 });
   el.querySelector("[data-act=back]")?.addEventListener("click", api.back);
-  const nextSeed = () => (state.get("seed") + 1) % (SEED_MAX + 1);
-  el.querySelector("[data-act=new-pass]")?.addEventListener("click", () => state.set({ seed: nextSeed() }));
+  // The pass's and the tubes' own draw counters, not the page-wide seed (every speculative section
+  // and embed reads that).
+  const next = (name) => (state.get(name) + 1) % (SEED_MAX + 1);
+  el.querySelector("[data-act=new-pass]")?.addEventListener("click", () => state.set({ tpass: next("tpass") }));
 
   const loadPass = (a) => {
     if (!walkEl) return;   // the part failed when the page was made: its place says so
@@ -281,7 +283,7 @@ export function mount(el, ctx) {
   addBtn?.addEventListener("click", () => {
     if (state.get("trounds") < ROUNDS_MAX) state.set({ trounds: state.get("trounds") + 1 });
   });
-  el.querySelector("[data-act=refill]")?.addEventListener("click", () => state.set({ trounds: 1, seed: nextSeed() }));
+  el.querySelector("[data-act=refill]")?.addEventListener("click", () => state.set({ trounds: 1, tdraw: next("tdraw") }));
 
   const chartEl = el.querySelector(".trees-chart");
   const budgetChart = chartEl ? lazyChart(chartEl, ctx, (P, node, a) => plotBudget(P, node, a, t)) : null;
