@@ -342,6 +342,8 @@ def alpha(lang: str, v: dict) -> dict:
                    "bucket": (4 if agreement[i] else 0) if greedy else min(4, int(ov * 5))}
                   for i, (tok, ov) in enumerate(zip(long_run["tokens"][:STRIP], long_run["overlap"][:STRIP]))],
         "examples": examples,
+        # The predict-first answer compares the two drafts its question names, whatever is chosen.
+        "compare": {d: measured_alpha(lang, {"draft": d, "greedy": v["greedy"]}) for d in ("bigram", "unigram")},
         # Under greedy a guess at a position passes exactly when the two favourites agree.
         "easy_agree": examples["easy"]["p_argmax"] == examples["easy"]["q_argmax"],
     }
