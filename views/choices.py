@@ -71,4 +71,7 @@ def param_labels() -> dict[str, str]:
         "sampling": _("How the draft fills children"),
         "trule": _("The tree’s check"),
         "trounds": _("Rounds poured into the tree tubes"),
+        "draw": _("The tubes’ refills"),
+        "tpass": _("The tree pass’s new draws"),
+        "tdraw": _("The tree tubes’ refills"),
     }

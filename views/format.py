@@ -66,10 +66,24 @@ def num(x, decimals: int = 0) -> str:
         return format_decimal(x, format=_pattern(decimals, _grouped(x, decimals)))
 
 
+PCT_DECIMALS_MAX = 3   # a share is never rounded to 0 % or 100 % when it is not: up to 3 decimals
+
+
+def share_decimals(x, decimals: int) -> int:
+    """The decimals a share needs so that rounding hides neither a nonzero share (0.003 is 0.3 %,
+    not 0 %) nor a gap to the whole (0.9996 is 99.96 %, not 100 %), up to PCT_DECIMALS_MAX."""
+    d = decimals
+    while d < PCT_DECIMALS_MAX and 0 < abs(x) < 1 and (round(abs(x) * 100, d) == 0 or round(abs(x) * 100, d) == 100):
+        d += 1
+    return d
+
+
 def pct(x, decimals: int = 0) -> str:
-    """Locale-aware percentage of a fraction: 0.997|pct(1) -> "99.7%"."""
+    """Locale-aware percentage of a fraction: 0.997|pct(1) -> "99.7%"; more decimals where the
+    rounding would show a nonzero share as 0 % or a share short of the whole as 100 %."""
     if missing(x):
         return MISSING
+    decimals = share_decimals(x, decimals)
     with decimal.localcontext(_HALF_UP):
         return format_percent(x, format=_pattern(decimals) + "%")
 
@@ -140,6 +154,19 @@ def prob(x) -> str:
     return f"{num(float(mantissa), 1)} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
 
 
+PVALUE_FLOOR = 1e-6   # below it a p-value is written as a bound: "< 10⁻⁶", never "0" or "0.000"
+
+
+def pvalue(x) -> str:
+    """A test's p-value: as ``prob`` from 10⁻⁶ up, "< 10⁻⁶" below (an underflow to 0 included: a
+    p-value is never 0)."""
+    if missing(x):
+        return MISSING
+    if x < PVALUE_FLOOR:
+        return "< 10" + str(int(math.log10(PVALUE_FLOOR))).translate(_SUPERSCRIPT)
+    return prob(x)
+
+
 def fmt(x, spec: str = "num:0") -> str:
     kind, _sep, digits = spec.partition(":")
     d = int(digits or 0)
@@ -153,6 +180,8 @@ def fmt(x, spec: str = "num:0") -> str:
         return compact(x * 10 ** d if not missing(x) else x)
     if kind == "prob":
         return prob(x)
+    if kind == "pvalue":
+        return pvalue(x)
     return num(x, d)
 
 

@@ -192,7 +192,8 @@ def _onebyone(g, m, efficiency: float = 1.0) -> dict:
         "ms_per_token": s["ms_per_step"],
         "tokens_per_s": s["tokens_per_s"],
         "gflop": s["flops"] / 1e9,
-        "compute_us": s["t_compute_s"] * 1e6,
+        # On the GPUs the step is shown on (each works out its slice), as the time per token is.
+        "compute_us": s["t_compute_s"] * 1e6 / shown["gpus"],
         "busy": s["arithmetic_busy"],
         "idle": 1.0 - s["arithmetic_busy"],
         "intensity": s["intensity_ops_per_byte"],
@@ -325,6 +326,8 @@ def _reader(g, m, n: int) -> dict:
     r = roofline.lanes(g, m, n)
     k = weight_gpus(g, m)
     return {"lanes": n, "busy": r["arithmetic_busy"], "keep_up": r["lanes_to_keep_up"],
+            # "busy only 99.9 %" reads wrong: past half busy the prose says "already".
+            "mostly_busy": r["arithmetic_busy"] >= 0.5,
             "keep_up_whole": r["lanes_to_keep_up_whole"], "ridge": r["ridge_ops_per_byte"],
             "intensity": r["intensity_ops_per_byte"], "bound": r["bound"], "gpus": k,
             # The step time: flat (one read of the weights) until the lanes keep up, then rising.

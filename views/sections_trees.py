@@ -72,6 +72,11 @@ def resolve(shape: str, n: int, k: int, sampling: str | None, rule: str | None, 
     forced = shape == "dynamic" or greedy
     used = "top" if forced else (sampling or "wor")
     k_used = min(k, n) if shape == "sequences" else k
+    # The exact check of the chosen filling goes with it when the filling is forced to the likeliest
+    # tokens (EAGLE-2's tree, greedy): the pass stays exact, as the tubes of that filling say; a
+    # wrong rule chosen on purpose stays wrong.
+    if forced and rule is not None and rule == NATURAL[sampling or "wor"]:
+        rule = None
     return {"shape": shape, "sampling": used, "sampling_forced": forced and sampling not in (None, "top"),
             "rule": rule or NATURAL[used], "natural": NATURAL[used], "k": k_used, "k_cut": k_used != k,
             "greedy": greedy}
@@ -236,7 +241,11 @@ def pass_part(lang: str, v: dict) -> dict:
                    P.drawn_seed(v["seed"], v["tpass"]))
     pj = out["pass"]
     written = [w["token"] for w in pj["written"]]
+    wpp = np.asarray(out["written_per_pass"], dtype=float)
+    # Two standard errors of the run's mean tokens per pass: a short run scatters (17 passes: ±0.6).
+    margin = float(2 * wpp.std(ddof=1) / np.sqrt(wpp.size)) if wpp.size > 1 else None
     return {**out, "draft_name": sc.draft_name(v["draft"]), "context_text": joined(out["context"], lang),
+            "tpp_margin": margin,
             "written_text": joined(written, lang), "n_written": len(written),
             "n_nodes": pj["tree"]["n"], "depth": pj["tree"]["depth"],
             "n_checks": sum(len(w["checks"]) for w in pj["walk"]),

@@ -59,15 +59,33 @@ export function prob(x) {
   return `${num(Number(m), 1)} × 10${String(Number(e)).replace(/[-0-9]/g, (ch) => SUPER[ch])}`;
 }
 
+// A test's p-value: as prob from 10⁻⁶ up, "< 10⁻⁶" below (a p-value is never 0).
+export const PVALUE_FLOOR = 1e-6;
+export function pvalue(x) {
+  if (missing(x)) return MISSING;
+  return x < PVALUE_FLOOR ? "< 10⁻⁶" : prob(x);
+}
+
+// As the server's share_decimals: rounding never shows a nonzero share as 0 % or a share short of
+// the whole as 100 % (up to 3 decimals).
+const PCT_DECIMALS_MAX = 3;
+function shareDecimals(x, d) {
+  const a = Math.abs(x);
+  const r = (k) => Number((a * 100).toFixed(k));
+  while (d < PCT_DECIMALS_MAX && a > 0 && a < 1 && (r(d) === 0 || r(d) === 100)) d += 1;
+  return d;
+}
+
 export function format(x, spec = "num:0") {
   const [kind, digits] = spec.split(":");
   const d = Number(digits) || 0;
   switch (kind) {
     case "text": return x === null || x === undefined ? MISSING : String(x);
-    case "pct": return missing(x) ? MISSING : nf({ style: "percent", ...fixed(d) }).format(x);
+    case "pct": return missing(x) ? MISSING : nf({ style: "percent", ...fixed(shareDecimals(x, d)) }).format(x);
     case "x": return missing(x) ? MISSING : times(num(x, d));
     case "big": return count(missing(x) ? x : x * 10 ** d);
     case "prob": return prob(x);
+    case "pvalue": return pvalue(x);
     default: return num(x, d);
   }
 }
