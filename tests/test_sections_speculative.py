@@ -156,7 +156,7 @@ def test_greedy_alpha_is_the_share_of_agreeing_positions(app, client):
     assert '<span class="ov-4">agree</span><span class="ov-0">differ</span>' in raw  # the strip's key
     sec = visible(raw)
     assert "share of positions where the two favourites agree" in sec
-    assert f"agreed at {a['agree']} of the {a['positions']} positions" in sec
+    assert f"agreed at {a['agree']} of its {a['positions']} positions" in sec
     assert "favourites agreed at that position" in sec
     assert "mean of Σ min(p, q) over a 200-token run" not in sec
 
