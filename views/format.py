@@ -113,11 +113,15 @@ NBSP = "\u00a0"
 # are passed over unchanged.
 _WAN_YI = re.compile(r'(<span class="num"[^>]*>[^<]*</span>|<script\b.*?</script>)|(\d)(?=[万亿])', re.S)
 WORD_JOINER = "\u2060"
+# No space after a full-width mark, even where a template put one between a label ending in "："
+# and its value ("每次前向的 γ： 4 7 7"), possibly across the end of an element.
+_AFTER_MARK = re.compile(r"([，。；：！？、])((?:</[a-z]+>)*)[ \t]+(?=\S)")
 
 
 def tidy_zh(html: str) -> str:
     html = _UNIT_SPACE.sub(r"\1", html)
     html = _QUOTE_TOKEN.sub(r"「\1\2\3」", html)
+    html = _AFTER_MARK.sub(r"\1\2", html)
     html = _NUM_UNIT.sub(lambda m: m.group(1) + (m.group(2) or "") + NBSP, html)
     return _WAN_YI.sub(lambda m: m.group(1) or m.group(2) + WORD_JOINER, html)
 
