@@ -139,6 +139,11 @@ def colon() -> str:
     return "：" if _zh() else ": "
 
 
+def comma() -> str:
+    """What separates listed values inside a sentence: ", " in English, "，" in Chinese."""
+    return "，" if _zh() else ", "
+
+
 def gap() -> str:
     """The space between two sentences, or after a label: " " in English, none in Chinese."""
     return "" if _zh() else " "
@@ -231,4 +236,4 @@ def init_app(app) -> None:
                                  symbols=symbols)
     # Globals, so macros imported without context (and rendered alone for /api/section) see them.
     app.jinja_env.globals.update(field=field, lookup=lookup, MISSING=MISSING, P=params,
-                                 choice_labels=choice_labels, story=story, paren=paren, colon=colon, gap=gap)
+                                 choice_labels=choice_labels, story=story, paren=paren, colon=colon, comma=comma, gap=gap)
