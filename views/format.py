@@ -105,8 +105,8 @@ _UNIT_SPACE = re.compile(r"(?<=[万亿])(</span>)?[ \t]+(?=[\u4e00-\u9fff])")
 # in corner brackets instead (「“」). The token may sit in a field's <span>; " and ' come escaped.
 _QUOTE_TOKEN = re.compile(r"“((?:<[^>]*>)*)(“|”|‘|’|&#34;|&#39;|&quot;|&#x27;)((?:</[^>]*>)*)”")
 # A number and its unit stay on one line ("50.4 GB", "3.4 倍", "4.8 毫秒"): the space between
-# them is a no-break space, also after the </span> of a field. format.js's tidy() does the same.
-_NUM_UNIT = re.compile(r"(\d)(</span>)?[ \t]+(?=(?:倍|GB|TB|MB|KB|GiB|TiB|ms|µs|毫秒|微秒)(?![A-Za-z]))")
+# them is a no-break space, also after the </span> (</tspan>) of a field. format.js's tidy() does the same.
+_NUM_UNIT = re.compile(r"(\d)((?:</[a-z]+>)*)[ \t]+(?=(?:倍|GB|TB|MB|KB|GiB|TiB|ms|µs|毫秒|微秒)(?![A-Za-z]))")
 NBSP = "\u00a0"
 # A figure with 万/亿 written in the prose itself ("700亿参数"), not by a field (fields do not wrap,
 # plate.css): a word joiner keeps the digits and their 万/亿 on one line. Fields and scripts' data

@@ -50,7 +50,7 @@ export function tidy(text) {
   return text.replace(/(?<=[万亿])[ \t]+(?=[\u4e00-\u9fff])/g, "")
     .replace(/“((?:<[^>]*>)*)([“”‘’"'])((?:<\/[^>]*>)*)”/g, "「$1$2$3」")
     .replace(/([，。；：！？、])((?:<\/[a-z]+>)*)[ \t]+(?=\S)/g, "$1$2")
-    .replace(/(?<=\d)(<\/span>)?[ \t]+(?=(?:倍|GB|TB|MB|KB|GiB|TiB|ms|µs|毫秒|微秒)(?![A-Za-z]))/g, "$1\u00a0")
+    .replace(/(?<=\d)((?:<\/[a-z]+>)*)[ \t]+(?=(?:倍|GB|TB|MB|KB|GiB|TiB|ms|µs|毫秒|微秒)(?![A-Za-z]))/g, "$1\u00a0")
     .replace(/(?<=\d)(?=[万亿])/g, "\u2060");
 }
 
