@@ -108,9 +108,12 @@ class ParamError(ValueError):
         return {"error": {"param": self.param, "allowed": self.allowed, "message": self.message}}
 
 
-def _fmt(x: float) -> str:
-    """A bound as people write it: 0..1, 0..131072, not 0.0..1.0."""
-    return f"{x:g}" if isinstance(x, float) else str(x)
+def _fmt(x: float, grouped: bool = False) -> str:
+    """A bound as people write it: 0..1, 0..131072, not 0.0..1.0; for a reader (``grouped``) the
+    digits of a bound from 10,000 up are grouped, as the page writes figures (131,072)."""
+    if isinstance(x, float):
+        return f"{x:g}"
+    return f"{x:,}" if grouped and abs(x) >= 10_000 else str(x)
 
 
 def clip(raw: str, n: int = 40) -> str:
@@ -146,12 +149,15 @@ class Param:
 
     # -- what is allowed, in words ---------------------------------------------------------------
     def allowed(self, gettext: Gettext = _english) -> str:
+        # Words for a reader (a page's or the API's catalog) group long bounds; the plain default,
+        # for the command line and the library, keeps them as they are typed.
+        g = gettext is not _english
         if self.kind in ("int", "float") and self.hi is None:
             # The library's checks: any size the arithmetic takes.
             form = N_("an integer of at least %(lo)s") if self.kind == "int" else N_("a number of at least %(lo)s")
-            return gettext(form) % {"lo": _fmt(self.lo)}
+            return gettext(form) % {"lo": _fmt(self.lo, g)}
         if self.kind == "int":
-            return gettext(N_("an integer from %(lo)s to %(hi)s")) % {"lo": _fmt(self.lo), "hi": _fmt(self.hi)}
+            return gettext(N_("an integer from %(lo)s to %(hi)s")) % {"lo": _fmt(self.lo, g), "hi": _fmt(self.hi, g)}
         if self.kind == "float":
             return gettext(N_("a number from %(lo)s to %(hi)s")) % {"lo": _fmt(self.lo), "hi": _fmt(self.hi)}
         if self.kind == "choice":

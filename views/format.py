@@ -106,7 +106,7 @@ def compact(x) -> str:
 def times(x: str) -> str:
     """A factor already written as digits ("1.74", "2.6–3.4"): "1.74×" in English, "1.74 倍" in
     Chinese (one convention for prose, readouts and charts; GLOSSARY.md)."""
-    return f"{x} 倍" if _zh() else f"{x}×"
+    return f"{x}\u00a0倍" if _zh() else f"{x}×"   # no-break: a factor keeps its 倍
 
 
 # In Chinese a count with 万/亿 runs on into the word after it ("80.3亿个参数", "每秒 1.33万个词元"),
@@ -115,10 +115,29 @@ def times(x: str) -> str:
 # rendered Chinese page and live block (views/plate.py, views/sections.py); format.js's tidy()
 # does the same to what scripts write.
 _UNIT_SPACE = re.compile(r"(?<=[万亿])(</span>)?[ \t]+(?=[\u4e00-\u9fff])")
+# A token that is itself a quote mark, quoted ("草稿模型的首选““”"), reads as a slip: it is shown
+# in corner brackets instead (「“」). The token may sit in a field's <span>; " and ' come escaped.
+_QUOTE_TOKEN = re.compile(r"“((?:<[^>]*>)*)(“|”|‘|’|&#34;|&#39;|&quot;|&#x27;)((?:</[^>]*>)*)”")
+# A number and its unit stay on one line ("50.4 GB", "3.4 倍", "4.8 毫秒"): the space between
+# them is a no-break space, also after the </span> (</tspan>) of a field. format.js's tidy() does the same.
+_NUM_UNIT = re.compile(r"(\d)((?:</[a-z]+>)*)[ \t]+(?=(?:倍|GB|TB|MB|KB|GiB|TiB|ms|µs|毫秒|微秒)(?![A-Za-z]))")
+NBSP = "\u00a0"
+# A figure with 万/亿 written in the prose itself ("700亿参数"), not by a field (fields do not wrap,
+# plate.css): a word joiner keeps the digits and their 万/亿 on one line. Fields and scripts' data
+# are passed over unchanged.
+_WAN_YI = re.compile(r'(<span class="num"[^>]*>[^<]*</span>|<script\b.*?</script>)|(\d)(?=[万亿])', re.S)
+WORD_JOINER = "\u2060"
+# No space after a full-width mark, even where a template put one between a label ending in "："
+# and its value ("每次前向的 γ： 4 7 7"), possibly across the end of an element.
+_AFTER_MARK = re.compile(r"([，。；：！？、])((?:</[a-z]+>)*)[ \t]+(?=\S)")
 
 
 def tidy_zh(html: str) -> str:
-    return _UNIT_SPACE.sub(r"\1", html)
+    html = _UNIT_SPACE.sub(r"\1", html)
+    html = _QUOTE_TOKEN.sub(r"「\1\2\3」", html)
+    html = _AFTER_MARK.sub(r"\1\2", html)
+    html = _NUM_UNIT.sub(lambda m: m.group(1) + (m.group(2) or "") + NBSP, html)
+    return _WAN_YI.sub(lambda m: m.group(1) or m.group(2) + WORD_JOINER, html)
 
 
 # Punctuation around a phrase, in the reader's language: English puts a space before a bracket,
@@ -132,6 +151,11 @@ def paren(text) -> Markup:
 def colon() -> str:
     """What joins a label to its value: ": " in English, "：" in Chinese."""
     return "：" if _zh() else ": "
+
+
+def comma() -> str:
+    """What separates listed values inside a sentence: ", " in English, "，" in Chinese."""
+    return "，" if _zh() else ", "
 
 
 def gap() -> str:
@@ -241,4 +265,4 @@ def init_app(app) -> None:
                                  symbols=symbols)
     # Globals, so macros imported without context (and rendered alone for /api/section) see them.
     app.jinja_env.globals.update(field=field, lookup=lookup, MISSING=MISSING, P=params,
-                                 choice_labels=choice_labels, story=story, paren=paren, colon=colon, gap=gap)
+                                 choice_labels=choice_labels, story=story, paren=paren, colon=colon, comma=comma, gap=gap)

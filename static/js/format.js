@@ -26,7 +26,7 @@ const missing = (x) => x === null || x === undefined || typeof x === "boolean" |
 export function num(x, d = 0) { return missing(x) ? MISSING : nf(fixed(d)).format(x); }
 
 // A factor already written as digits: "1.74×", or "1.74 倍" on the Chinese page.
-export function times(digits) { return zh() ? `${digits} 倍` : `${digits}×`; }
+export function times(digits) { return zh() ? `${digits}\u00a0倍` : `${digits}×`; }
 
 // What joins a label to its value: "：" on the Chinese page, ": " elsewhere.
 export function colon() { return zh() ? "：" : ": "; }
@@ -42,7 +42,17 @@ export function paren(text) { return zh() ? `（${text}）` : ` (${text})`; }
 
 // A count with 万/亿 runs on into the Han character after it ("1.33万个词元"), as
 // views/format.py's tidy_zh does to the server's Chinese text.
-export function tidy(text) { return zh() ? text.replace(/(?<=[万亿])[ \t]+(?=[\u4e00-\u9fff])/g, "") : text; }
+// A quote-mark token inside quote marks is shown in corner brackets (「“」), and a number keeps
+// its unit and its 万/亿 on the same line (a no-break space: "50.4 GB", "3.4 倍"; a word joiner:
+// "1.33万"), as tidy_zh does too.
+export function tidy(text) {
+  if (!zh()) return text;
+  return text.replace(/(?<=[万亿])[ \t]+(?=[\u4e00-\u9fff])/g, "")
+    .replace(/“((?:<[^>]*>)*)([“”‘’"'])((?:<\/[^>]*>)*)”/g, "「$1$2$3」")
+    .replace(/([，。；：！？、])((?:<\/[a-z]+>)*)[ \t]+(?=\S)/g, "$1$2")
+    .replace(/(?<=\d)((?:<\/[a-z]+>)*)[ \t]+(?=(?:倍|GB|TB|MB|KB|GiB|TiB|ms|µs|毫秒|微秒)(?![A-Za-z]))/g, "$1\u00a0")
+    .replace(/(?<=\d)(?=[万亿])/g, "\u2060");
+}
 
 export function count(x, lang = pageLang()) {
   if (missing(x)) return MISSING;
