@@ -86,6 +86,11 @@ def when_ready(server):
     app = server.app.callable
     if app is None or not hasattr(app, "test_client"):
         return
+    # The readers' texts' store, made now so its trouble (a folder that cannot be made, given
+    # up for another) is in the log at start-up, and inherited by every worker.
+    from serving import textstore
+    with app.app_context():
+        server.log.info("text store: %s", textstore.describe(textstore.current()))
     client = app.test_client()
     headers = {"Accept-Encoding": "gzip, deflate, br, zstd"}
     # The render cache is keyed by Host (pages print their own address), so warm it under the

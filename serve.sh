@@ -63,7 +63,13 @@ export SPECDEC_HOSTS
 # The run folder and gunicorn's socket: only this user (and, started as root, the group of
 # nginx's workers) can reach them, so no local user skips nginx, its limits and the
 # X-Forwarded-* headers nginx sets (gunicorn trusts those from its socket only).
+# A run folder left by a serve.sh killed with -9 (which runs no trap) is removed here.
+for old in "${TMPDIR:-/tmp}"/specdec-run.*; do
+  [[ -O "$old" && -f "$old/serve.pid" ]] || continue
+  kill -0 "$(cat "$old/serve.pid")" 2>/dev/null || rm -rf "$old"
+done
 RUN="$(mktemp -d "${TMPDIR:-/tmp}/specdec-run.XXXXXX")"
+echo $$ >"$RUN/serve.pid"
 SOCK="$RUN/gunicorn.sock"
 NGINX_USER=""
 if [[ "$(id -u)" -eq 0 ]]; then
