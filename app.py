@@ -88,6 +88,10 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(api_bp)
 
     app.after_request(security_headers)
+    # A POST from another site's page (an upload a visiting student's browser was made to send)
+    # is refused before any view runs (serving/origin.py).
+    from serving import origin
+    origin.init_app(app)
     # ETag, Cache-Control, compression and the per-URL render cache (views/caching.py).
     from views import caching
     caching.init_app(app)
