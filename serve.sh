@@ -126,7 +126,15 @@ wait_for_socket() {
   done
   [[ -S "$SOCK" ]] || { echo "serve.sh: gunicorn made no socket in 120 s" >&2; return 1; }
   # gunicorn made it 0600 (gunicorn.conf.py's umask); as root, nginx's workers' group may use it.
-  if [[ -n "$NGINX_USER" ]]; then chgrp "${NGINX_USER#* }" "$SOCK"; chmod 660 "$SOCK"; fi
+  # (gunicorn sets the socket's owner just after making it: give the group once that is done.)
+  if [[ -n "$NGINX_USER" ]]; then
+    for _ in $(seq 50); do
+      sleep 0.2
+      chgrp "${NGINX_USER#* }" "$SOCK" && chmod 660 "$SOCK" || return 1
+      sleep 0.2
+      [[ "$(stat -c %G "$SOCK")" == "${NGINX_USER#* }" ]] && break
+    done
+  fi
 }
 start_gunicorn "$@"
 wait_for_socket || { echo "serve.sh: gunicorn did not start" >&2; exit 1; }
