@@ -38,7 +38,8 @@ def copy_vendor(site: Path) -> None:
         if shutil.which("npm") is None:
             raise SystemExit(f"setup.py: {', '.join(vendor.missing(Path('.')))} missing from "
                              "node_modules/ and no npm to install them (run `npm ci` first)")
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--silent"], check=True)
+        subprocess.run(["npm", "ci", "--prefer-offline", "--no-audit", "--no-fund", "--silent"],
+                       check=True)
     for name, rel in vendor.FILES.items():
         src = Path("node_modules", rel)
         if not src.is_file():
