@@ -40,12 +40,12 @@ CONNECTIONS = 4096
 # tabs, or a small class behind one NAT, stay well under it), and uploads in progress. A
 # lecture hall behind one address needs SPECDEC_CONN_PER_ADDR raised.
 CONN_PER_ADDR = int(os.environ.get("SPECDEC_CONN_PER_ADDR", "256"))
-UPLOADS_PER_ADDR = 4
+UPLOADS_PER_ADDR = int(os.environ.get("SPECDEC_UPLOADS_PER_ADDR", "4"))
 # Uploads in progress on the whole server: a flood of trickling uploads takes these, never the
 # connections readers need.
 UPLOADS_IN_ALL = 256
 # Uploads started per address: a class sends one text each, a reader a few a minute.
-UPLOAD_RATE_PER_MIN = 30
+UPLOAD_RATE_PER_MIN = int(os.environ.get("SPECDEC_UPLOADS_PER_MIN", "30"))
 UPLOAD_BURST = 10
 # An upload's body: no gap over this (a 2 MB text takes well under a second on a school network).
 UPLOAD_BODY_TIMEOUT_S = 5

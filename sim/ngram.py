@@ -165,8 +165,9 @@ class NGramModel:
         # reader's text gets cache_bytes for each of the two; at least one of each is kept).
         sparse_bytes = SPARSE_CACHE_BYTES if cache_bytes is None else cache_bytes
         dense_bytes = DENSE_CACHE_BYTES if cache_bytes is None else cache_bytes
-        self._sparse_cached = ByteMemo(self._sparse, sparse_bytes, _dist_bytes)
-        self._dist_cached = ByteMemo(self._dist, dense_bytes, _array_bytes)
+        self.sparse_memo = ByteMemo(self._sparse, sparse_bytes, _dist_bytes)
+        self.dist_memo = ByteMemo(self._dist, dense_bytes, _array_bytes)
+        self._sparse_cached, self._dist_cached = self.sparse_memo.call, self.dist_memo.call
 
     @classmethod
     def from_snapshot(cls, snap: corpus.Snapshot, order: int) -> "NGramModel":
@@ -197,8 +198,8 @@ class NGramModel:
 
     def clear_caches(self) -> None:
         """Forget every kept distribution (benchmarks time the computation, not the cache)."""
-        self._sparse_cached.cache_clear()
-        self._dist_cached.cache_clear()
+        self.sparse_memo.cache_clear()
+        self.dist_memo.cache_clear()
 
     def _dist(self, h: tuple[int, ...]) -> np.ndarray:
         p = self._sparse_cached(h).dense()

@@ -228,7 +228,7 @@ def test_large_vocabularies_keep_small_distribution_caches():
             ctx = tuple(int(i) for i in rng.integers(0, m.V, size=2))
             m.dist(ctx)
             m.sparse(ctx)
-        for memo in (m._dist_cached, m._sparse_cached):
+        for memo in (m.dist_memo, m.sparse_memo):
             assert memo.max_bytes == usertext.DIST_CACHE_BYTES
             assert memo.nbytes <= usertext.DIST_CACHE_BYTES or len(memo) == 1
 
