@@ -48,13 +48,13 @@ IMMUTABLE_MAX_AGE_S = 365 * 24 * 3600
 RENDER_CACHE_BYTES = 32 * 1024 * 1024
 # Compressed bodies are 4-6x smaller than the raw ones (measured: a page 233 -> 41-48 kB, the
 # largest run 294 -> 53-56 kB); files are kept too (by path, see _compress_key), and plotly.js is
-# ~1.45 MB per encoding.
+# ~0.4 MB per encoding.
 COMPRESS_CACHE_BYTES = 16 * 1024 * 1024
 
 # Endpoints whose 200 answers depend only on the URL and the resolved language.
 CACHEABLE_PREFIXES = ("plate.", "api.")
 # Files: their compressed bytes are kept too (per path; files change only with a new deploy).
-FILE_ENDPOINTS = ("static", "plotly_js")
+FILE_ENDPOINTS = ("static", "vendor")
 
 
 def _cacheable_request() -> bool:
@@ -181,7 +181,7 @@ def init_app(app: Flask) -> None:
     # encoding (":zstd") and answers If-None-Match itself.
     cfg.setdefault("COMPRESS_MIN_SIZE", 500)
     # Streamed files (static, plotly.js) are compressed on the fly; let both answer 304s.
-    cfg.setdefault("COMPRESS_STREAMING_ENDPOINT_CONDITIONAL", ["static", "plotly_js"])
+    cfg.setdefault("COMPRESS_STREAMING_ENDPOINT_CONDITIONAL", ["static", "vendor"])
     if enabled:
         compressed = ByteLRU(compress_bytes)
         app.extensions["compress_cache"] = compressed

@@ -13,7 +13,8 @@ export function lazyChart(container, ctx, draw) {
   const start = () => {
     if (requested) return;
     requested = true;
-    ctx.loadPlotly().then((P) => {
+    ctx.loadPlotly().then((P) => new Promise((ok) => setTimeout(() => ok(P), 0))).then((P) => {
+      // One task per chart: several charts coming at once do not add up into one long task.
       plotly = P;
       container.textContent = ""; // drop the server's fallback table
       container.classList.add("is-drawn");
