@@ -7,7 +7,7 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-from flask import Flask, jsonify, redirect, render_template, request, send_file, url_for
+from flask import Flask, abort, jsonify, redirect, render_template, request, send_file, url_for
 from flask_babel import Babel
 from flask_babel import gettext as _
 from werkzeug.exceptions import HTTPException
@@ -24,6 +24,14 @@ SITE = HERE / "specdec_site" if (HERE / "specdec_site").is_dir() else HERE
 
 # plotly.js ships inside the Python plotly package; we serve that file so nothing loads from a CDN.
 PLOTLY_JS = resources.files("plotly") / "package_data" / "plotly.min.js"
+# Front-end files from npm (package-lock.json pins them; `npm ci` puts them in node_modules/),
+# served from our own origin: URL name under /vendor/ -> path inside node_modules/. The one table
+# the route reads; three.module.js imports "./three.core.js", so both sit side by side.
+NODE_MODULES = HERE / "node_modules"
+VENDOR_NPM = {
+    "three.module.js": "three/build/three.module.js",
+    "three.core.js": "three/build/three.core.js",
+}
 # A year: the file only changes when the plotly package is upgraded (then the ETag changes too).
 VENDOR_MAX_AGE_S = 365 * 24 * 3600
 
@@ -111,6 +119,18 @@ def create_app(test_config: dict | None = None) -> Flask:
         with resources.as_file(PLOTLY_JS) as path:
             resp = send_file(path, mimetype="text/javascript", max_age=VENDOR_MAX_AGE_S,
                              conditional=True, etag=True)
+        resp.headers["Cache-Control"] = f"public, max-age={VENDOR_MAX_AGE_S}, immutable"
+        return resp
+
+    @app.get("/vendor/<name>")
+    def vendor_npm(name: str):
+        if name not in VENDOR_NPM:
+            abort(404)
+        path = NODE_MODULES / VENDOR_NPM[name]
+        if not path.is_file():
+            abort(404)
+        resp = send_file(path, mimetype="text/javascript", max_age=VENDOR_MAX_AGE_S,
+                         conditional=True, etag=True)
         resp.headers["Cache-Control"] = f"public, max-age={VENDOR_MAX_AGE_S}, immutable"
         return resp
 

@@ -370,7 +370,17 @@ def bench(lang: str, v: dict) -> dict:
             # The gauges of the last pass, for the first view without scripts.
             "last_pass": len(run["steps"]), "last_step": run["steps"][-1],
             "speedup": paper["speedup"], "plain": paper["tokens_per_s_plain"],
-            "spec": paper["tokens_per_s_spec"]}
+            "spec": paper["tokens_per_s_spec"],
+            "machine": _machine(paper, v)}
+
+
+def _machine(paper: dict, v: dict) -> dict:
+    """What the bench's moving machine needs beyond the run: how busy the mill (the arithmetic)
+    is while the target checks the guesses, and whether the cabinet holds every stream's cache."""
+    from sim import roofline
+    return {"busy": paper["arithmetic_busy_verify"], "busy_plain": paper["arithmetic_busy_plain"],
+            "fits": paper["fits"], "batch": v["batch"],
+            "max_batch": roofline.max_batch(v["gpu"], v["model"], v["ctx"])}
 
 
 ANSWERS = {"draft": draft, "tape": tape, "rule": rule, "exact": exact, "alpha": alpha,
