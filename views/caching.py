@@ -54,7 +54,7 @@ COMPRESS_CACHE_BYTES = 16 * 1024 * 1024
 # Endpoints whose 200 answers depend only on the URL and the resolved language.
 CACHEABLE_PREFIXES = ("plate.", "api.")
 # Files: their compressed bytes are kept too (per path; files change only with a new deploy).
-FILE_ENDPOINTS = ("static", "plotly_js")
+FILE_ENDPOINTS = ("static", "plotly_js", "vendor_npm")
 
 
 def _cacheable_request() -> bool:
