@@ -22,9 +22,9 @@ export const PARTS = [
   { id: "bigdrum", anchor: "onebyone", explode: [-1.2, 2.6, -0.6] },
   { id: "reader", anchor: "reader", explode: [-1.0, 0.6, 1.2] },
   { id: "smalldrum", anchor: "draft", explode: [0.6, 2.4, -0.8] },
-  { id: "carriage", anchor: "draft", explode: [0.8, 1.3, 1.8] },
-  { id: "gauges", anchor: "rule", explode: [1.2, 1.2, 2.4] },
-  { id: "typehead", anchor: "tape", explode: [0.4, 1.8, 3.0] },
+  { id: "carriage", anchor: "draft", explode: [-1.6, 0.5, 2.7] },
+  { id: "gauges", anchor: "rule", explode: [0.9, 2.3, 1.4] },
+  { id: "typehead", anchor: "tape", explode: [2.4, 1.2, 1.8] },
   { id: "tape", anchor: "tape", explode: [0, -0.4, 3.2] },
   { id: "mill", anchor: "idle", explode: [1.6, 2.2, -1.6] },
   { id: "cabinet", anchor: "batch", explode: [-2.6, 0.8, -1.6] },
@@ -297,7 +297,7 @@ export function create() {
     const cols = gamma + 1, rows = Math.min(batch, MAX_ROWS);
     reader.cols = cols; reader.rows = rows;
     const lw = Math.min(0.16, (READER.w - 0.2) / cols * 0.6), gap = (READER.w - 0.2) / cols;
-    const rd = Math.min(0.2, (READER.d - 0.1) / rows * 0.7), rgap = (READER.d - 0.1) / rows;
+    const rgap = (READER.d - 0.1) / rows, rd = Math.min(0.5, rgap * 0.6);
     const geo = new THREE.BoxGeometry(lw, 0.06, rd);
     // Dark lanes beyond the lit ones: the positions a longer pass would work out.
     const spare = Math.max(0, Math.floor((READER.w - 0.2) / gap) - cols);
