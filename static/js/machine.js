@@ -28,7 +28,7 @@ export function unavailable() {
 
 let enginePromise = null;
 function engine() {
-  enginePromise ||= import("./machine3d.js").then((m) => ({ mod: m, e: m.create() }));
+  enginePromise ||= import("./machine3d.js").then((m) => { const t = performance.now(); const e = m.create(); performance.measure("create", {start: t}); return { mod: m, e }; });
   return enginePromise;
 }
 
@@ -108,7 +108,7 @@ export function machineView(host, { mode, answer, lang, onReady }) {
       stage.prepend(img); v.still = img;
     } catch { /* a still is only a nicety */ }
   };
-  v.resize = () => {
+  v.resize = () => { performance.mark("resize");
     const w = Math.max(200, stage.clientWidth);
     const h = Math.round(w < 560 ? w * 0.92 : Math.min(w * 0.56, 560));
     stage.style.height = `${h}px`;
@@ -122,8 +122,12 @@ export function machineView(host, { mode, answer, lang, onReady }) {
   };
   v.draw = () => {
     if (active !== v) return;
+    const t0 = performance.now();
     v.apply();
+    performance.measure("apply", {start: t0});
+    const t1 = performance.now();
     v.e.render();
+    performance.measure("render", {start: t1});
     host.dataset.pass = String(v.pass);
     host.dataset.f = v.f.toFixed(4);
     if (mode === "parts" && labels) placeLabels();

@@ -31,49 +31,65 @@ export const PARTS = [
   { id: "tubes", anchor: "exact", explode: [2.6, 0.8, 0.6] },
 ];
 
-function materials() {
-  const std = (o) => new THREE.MeshStandardMaterial(o);
-  return {
-    brass: std({ color: 0xc39a4a, metalness: 0.9, roughness: 0.32 }),
-    brassDark: std({ color: 0x8a6a2c, metalness: 0.85, roughness: 0.45 }),
-    steel: std({ color: 0xb4bcc4, metalness: 0.92, roughness: 0.26 }),
-    iron: std({ color: 0x34373b, metalness: 0.55, roughness: 0.72 }),
-    ironLight: std({ color: 0x4b4f55, metalness: 0.5, roughness: 0.65 }),
-    wood: std({ color: 0x6b4a2e, metalness: 0.0, roughness: 0.8 }),
-    glass: new THREE.MeshPhysicalMaterial({ color: 0xffffff, metalness: 0, roughness: 0.05, transmission: 0,
-      transparent: true, opacity: 0.22, depthWrite: false }),
-    lane: std({ color: 0x55514a, metalness: 0.3, roughness: 0.7 }),
-    laneLit: std({ color: 0xffc061, emissive: 0xff9a20, emissiveIntensity: 1.1, metalness: 0.2, roughness: 0.5 }),
-    red: std({ color: 0xd23a2a, emissive: 0xb01808, emissiveIntensity: 0.6, roughness: 0.5 }),
-    kept: std({ color: 0x2e7d5b, emissive: 0x145a3a, emissiveIntensity: 0.5, roughness: 0.5 }),
-    refused: std({ color: 0xc0392b, emissive: 0x7a1a10, emissiveIntensity: 0.5, roughness: 0.5 }),
-    unchecked: std({ color: 0x8d8a85, roughness: 0.8 }),
-    column: std({ color: 0xd9a441, emissive: 0x5a3a08, emissiveIntensity: 0.4, metalness: 0.7, roughness: 0.3 }),
-    paper: std({ color: 0xfbf6ea, roughness: 0.95 }),
-    pencil: std({ color: 0xe8b923, roughness: 0.6 }),
-    graphite: std({ color: 0x222222, roughness: 0.5 }),
-    lampOff: std({ color: 0x5a2a24, roughness: 0.5 }),
+// Materials are matcaps painted here: each finish (polished metal, rough cast iron, satin paint)
+// is a small picture of a lit sphere, looked up by the surface's normal. One texture read per pixel
+// and no lights: the cheapest shading three.js has, so software WebGL (SwiftShader) keeps up, and
+// the soft studio light is painted into the finish rather than computed.
+function matcap(finish) {
+  const N = 128, c = document.createElement("canvas"); c.width = c.height = N;
+  const g = c.getContext("2d"), img = g.createImageData(N, N);
+  const L = [-0.45, 0.6, 0.66], ln = Math.hypot(...L), l = L.map((x) => x / ln);
+  const sky = (y, x) => {
+    // A studio: bright softbox up and to the left, a darker band at the horizon, a warm floor.
+    const box = Math.exp(-((x + 0.45) ** 2 + (y - 0.62) ** 2) * 9);
+    if (y >= 0) return 0.5 + 0.35 * y + 0.9 * box;
+    return 0.26 + 0.12 * Math.min(1, -y * 3);
   };
+  for (let j = 0; j < N; j++) for (let i = 0; i < N; i++) {
+    let x = (i + 0.5) / N * 2 - 1, y = 1 - (j + 0.5) / N * 2;
+    const r2 = x * x + y * y;
+    if (r2 > 1) { const r = Math.sqrt(r2); x /= r; y /= r; }
+    const z = Math.sqrt(Math.max(0, 1 - x * x - y * y));
+    const rx = 2 * z * x, ry = 2 * z * y, rz = 2 * z * z - 1;  // the view ray reflected
+    const spec = Math.max(0, rx * l[0] + ry * l[1] + rz * l[2]);
+    const diff = Math.max(0, x * l[0] + y * l[1] + z * l[2]);
+    let v;
+    if (finish === "metal") v = 0.15 + 0.85 * sky(ry, rx) + 1.1 * spec ** 60;
+    else if (finish === "iron") v = 0.3 + 0.35 * diff + 0.25 * sky(ry, rx) + 0.25 * spec ** 12;
+    else if (finish === "glass") v = 0.55 + 0.45 * sky(ry, rx) + 1.2 * spec ** 80;
+    else v = 0.42 + 0.58 * diff + 0.28 * spec ** 24;  // satin paint, paper, wood
+    const k = (j * N + i) * 4, b = Math.round(255 * Math.min(1, v));
+    img.data[k] = b; img.data[k + 1] = Math.round(b * (finish === "iron" ? 1 : 0.985)); img.data[k + 2] = Math.round(b * 0.96); img.data[k + 3] = 255;
+  }
+  g.putImageData(img, 0, 0);
+  const t = new THREE.CanvasTexture(c); t.colorSpace = THREE.SRGBColorSpace;
+  return t;
 }
 
-// A small procedural room for the metals to reflect: a warm box with a few bright panels.
-function environment(renderer) {
-  const room = new THREE.Scene();
-  const box = new THREE.Mesh(new THREE.BoxGeometry(30, 16, 30),
-    new THREE.MeshBasicMaterial({ color: 0x6e655a, side: THREE.BackSide }));
-  room.add(box);
-  const panel = (w, h, x, y, z, c, ry = 0, rx = 0) => {
-    const m = new THREE.Mesh(new THREE.PlaneGeometry(w, h), new THREE.MeshBasicMaterial({ color: c, side: THREE.DoubleSide }));
-    m.position.set(x, y, z); m.rotation.set(rx, ry, 0); room.add(m);
+function materials() {
+  const caps = { metal: matcap("metal"), iron: matcap("iron"), satin: matcap("satin"), glass: matcap("glass") };
+  const mc = (finish, color, extra = {}) => new THREE.MeshMatcapMaterial({ matcap: caps[finish], color, ...extra });
+  const glow = (color) => new THREE.MeshBasicMaterial({ color });
+  return {
+    brass: mc("metal", 0xd6a94e),
+    brassDark: mc("metal", 0x9c7634),
+    steel: mc("metal", 0xc4ccd4),
+    iron: mc("iron", 0x3d4044),
+    ironLight: mc("iron", 0x565a60),
+    wood: mc("satin", 0x7a5434),
+    glass: mc("glass", 0xf4f8ff, { transparent: true, opacity: 0.26, depthWrite: false }),
+    lane: mc("iron", 0x5f5a52),
+    laneLit: glow(0xffb84a),
+    red: glow(0xd8402c),
+    kept: mc("satin", 0x2f9a68),
+    refused: mc("satin", 0xd0402e),
+    unchecked: mc("satin", 0x9a968f),
+    column: mc("metal", 0xf0c060),
+    paper: mc("satin", 0xfbf6ea),
+    pencil: mc("satin", 0xf0c22a),
+    graphite: mc("satin", 0x2a2a2a),
+    lampOff: mc("satin", 0x6a3028),
   };
-  panel(14, 4, 0, 7.9, 0, 0xfff4e0, 0, Math.PI / 2);
-  panel(6, 6, -14.9, 2, 0, 0xd8e4f0, Math.PI / 2);
-  panel(8, 3, 0, 2, 14.9, 0xffe8c8, Math.PI);
-  panel(30, 2, 0, -7.9, 0, 0x2a241e, 0, Math.PI / 2);
-  const pm = new THREE.PMREMGenerator(renderer);
-  const env = pm.fromScene(room, 0.04).texture;
-  pm.dispose();
-  return env;
 }
 
 function gearShape(r, teeth, depth) {
@@ -134,22 +150,19 @@ function shadowTexture() {
   return new THREE.CanvasTexture(c);
 }
 
-export function create() {
+export function create(opts = {}) {
   const canvas = document.createElement("canvas");
   canvas.className = "machine-canvas";
-  const renderer = new THREE.WebGLRenderer({ canvas, antialias: true, alpha: true, preserveDrawingBuffer: false,
+  const renderer = new THREE.WebGLRenderer({ canvas, antialias: opts.antialias ?? true, alpha: true, preserveDrawingBuffer: false,
     powerPreference: "low-power" });
-  renderer.setPixelRatio(Math.min(1.5, window.devicePixelRatio || 1));
+  // A software renderer (SwiftShader, llvmpipe) draws every pixel on the CPU: one pixel per CSS pixel.
+  const gl = renderer.getContext(), info = gl.getExtension("WEBGL_debug_renderer_info");
+  const soft = Boolean(info) && /swiftshader|llvmpipe|software/i.test(gl.getParameter(info.UNMASKED_RENDERER_WEBGL));
+  renderer.setPixelRatio(opts.dpr ?? (soft ? 1 : Math.min(2, window.devicePixelRatio || 1)));
   renderer.outputColorSpace = THREE.SRGBColorSpace;
-  renderer.toneMapping = THREE.ACESFilmicToneMapping;
-  renderer.toneMappingExposure = 1.05;
   const scene = new THREE.Scene();
-  scene.environment = environment(renderer);
   const M = materials();
   const camera = new THREE.PerspectiveCamera(32, 16 / 10, 0.5, 200);
-  scene.add(new THREE.HemisphereLight(0xfff4e2, 0x3a3128, 0.55));
-  const key = new THREE.DirectionalLight(0xfff0dc, 1.5); key.position.set(-6, 12, 8); scene.add(key);
-  const fill = new THREE.DirectionalLight(0xdfe8ff, 0.45); fill.position.set(8, 5, 6); scene.add(fill);
 
   const root = new THREE.Group(); scene.add(root);
   const groups = {};
@@ -248,7 +261,7 @@ export function create() {
   const tapeCanvas = document.createElement("canvas"); tapeCanvas.width = 2048; tapeCanvas.height = 150;
   const tapeTex = new THREE.CanvasTexture(tapeCanvas); tapeTex.colorSpace = THREE.SRGBColorSpace; tapeTex.anisotropy = 4;
   const tapeMesh = add("tape", new THREE.BoxGeometry(TAPE.w, 0.03, TAPE.d),
-    [M.paper, M.paper, new THREE.MeshStandardMaterial({ map: tapeTex, roughness: 0.9 }), M.paper, M.paper, M.paper], TAPE.x, TAPE.y, TAPE.z);
+    [M.paper, M.paper, new THREE.MeshBasicMaterial({ map: tapeTex }), M.paper, M.paper, M.paper], TAPE.x, TAPE.y, TAPE.z);
   for (const s of [-1, 1]) add("tape", new THREE.CylinderGeometry(0.22, 0.22, TAPE.d + 0.1, 24), M.steel, TAPE.x + s * (TAPE.w / 2 + 0.2), TAPE.y + 0.12, TAPE.z).rotation.x = Math.PI / 2;
   const headX = TAPE.x + TAPE.w / 2 - (TAPE.w * 75 / 2048);
   const head = new THREE.Group(); groups.typehead.add(head);
@@ -501,7 +514,7 @@ export function create() {
   const glows = new Map();
   function glowOf(mat) {
     if (Array.isArray(mat)) return mat.map(glowOf);
-    if (!glows.has(mat)) { const g = mat.clone(); if (g.emissive) { g.emissive.set(0x6a4a10); g.emissiveIntensity = 0.9; } glows.set(mat, g); }
+    if (!glows.has(mat)) { const g = mat.clone(); g.color.lerp(new THREE.Color(0xffe2a0), 0.45); glows.set(mat, g); }
     return glows.get(mat);
   }
 
@@ -525,7 +538,7 @@ export function create() {
   }
 
   return {
-    canvas, renderer, scene, camera, groups, load, render, size, partAt, anchors, view,
+    canvas, renderer, scene, camera, groups, soft, load, render, size, partAt, anchors, view,
     passes, readback: () => { pose(); return read; },
     seek(pass, f) { view.pass = clamp(Math.round(pass), 0, passes()); view.f = clamp(f); },
     dispose() { renderer.dispose(); },
