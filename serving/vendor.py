@@ -14,6 +14,10 @@ from pathlib import Path
 # is 4.8 MB and 1,436 KiB; the page draws lines, markers and one map (the lab's, drawn as bars).
 FILES: dict[str, str] = {
     "plotly.min.js": "plotly.js-basic-dist-min/plotly-basic.min.js",
+    # three.js for the bench's machine; three.module.js imports "./three.core.js", so both sit
+    # side by side under /vendor/.
+    "three.module.js": "three/build/three.module.js",
+    "three.core.js": "three/build/three.core.js",
 }
 
 # In a built package the files sit in this folder of the site (app.SITE / VENDOR_DIR / name).

@@ -395,13 +395,22 @@ def bench(lang: str, v: dict) -> dict:
             "pair": pair, "run_tokens": BENCH_RUN_TOKENS,
             "speedup": paper["speedup"], "plain": paper["tokens_per_s_plain"],
             "spec": paper["tokens_per_s_spec"], "fits": paper["fits"],
-            "capacity": bench_capacity(v)}
+            "capacity": bench_capacity(v), "machine": _machine(paper, v)}
 
 
 def bench_capacity(v: dict) -> dict:
     """Whether the bench's streams fit, in section 2's terms (on the GPUs the weights need)."""
     from views.sections_roofline import capacity
     return capacity(v["gpu"], v["model"], v["batch"], v["ctx"])
+
+
+def _machine(paper: dict, v: dict) -> dict:
+    """What the bench's moving machine needs beyond the run: how busy the mill (the arithmetic)
+    is while the target checks the guesses, and whether the cabinet holds every stream's cache."""
+    from sim import roofline
+    return {"busy": paper["arithmetic_busy_verify"], "busy_plain": paper["arithmetic_busy_plain"],
+            "fits": paper["fits"], "batch": v["batch"],
+            "max_batch": roofline.max_batch(v["gpu"], v["model"], v["ctx"])}
 
 
 ANSWERS = {"draft": draft, "tape": tape, "rule": rule, "exact": exact, "alpha": alpha,
