@@ -134,6 +134,11 @@ def page_i18n() -> dict:
         "invalid": _("%(name)s must be %(allowed)s."),
         "plate_title": _("Speculative decoding"),
         "section": _("Section"),
+        # Committed predictions (static/js/predict.js): the reader's choice beside the answer.
+        "predict_right": _("Your prediction: “%(choice)s”, which is the answer."),
+        "predict_wrong": _("Your prediction: “%(choice)s”; the answer is marked above."),
+        "predict_unsure": _("You were not sure; the answer is marked above."),
+        "predict_guess": _("Your guess: %(guess)s, off by %(gap)s."),
     }
 
 

@@ -312,6 +312,9 @@ def alpha(lang: str, v: dict) -> dict:
     examples = _example_json(lang)
     return {
         "alpha": float(long_run["alpha"]), "draft_name": draft_name(v["draft"]),
+        # The question's number (issue 22: the reader guesses it first): α with the draft that
+        # reads nothing, on the same 200 tokens' seed and γ.
+        "unigram_alpha": measured_alpha(lang, {**v, "draft": "unigram"}),
         # What α averages: Σ min(p, q) when sampling, agreement of the arg-maxes under greedy.
         "measure": long_run["alpha_measure"], "greedy": greedy,
         "positions": len(every), "agree": sum(every),

@@ -7,6 +7,7 @@ import { bindControls } from "./controls.js";
 import { sectionOf, startSections } from "./sections.js";
 import { h } from "./dom.js";
 import { tidy } from "./format.js";
+import { startPredictions } from "./predict.js";
 
 const html = document.documentElement;
 const lang = html.dataset.lang || "en";
@@ -176,6 +177,7 @@ async function mountAll() {
   updateLinks();
   bindControls(document, makeT(null));
   startSections(pageStrings);
+  startPredictions(makeT(null), lang);
   const els = [...document.querySelectorAll("[data-widget]")];
   await Promise.all(els.map(async (el) => {
     const name = el.dataset.widget;
