@@ -224,7 +224,7 @@ def test_depth_texts_survive_missing_numbers(app, lang, monkeypatch):
 # prose beside the heading and the interactive, the formula halves of readouts and questions, and
 # the readouts that are formulas and nothing else.
 STORY_HIDDEN = (".depth-formula", ".predict--has-story", ".gauge-num", ".draft-q", ".lane-p", ".residual",
-                ".tube-read", ".tnode-num", ".trees-residual")
+                ".tube-read", ".tnode-num", ".trees-residual", ".further__prose")
 STORY_KEEPS = {"h1", "h2"}, {"widget", "depth-note", "predict", "section-tools"}
 # A formula, or a readout that calls itself one.
 FORMULA = re.compile(r"[=αγ×√Σ÷]|p/q|\b[pqrnick]\b|min\(|max\(|\b[Ff]ormulas?\b|公式")
