@@ -52,7 +52,8 @@ def _english(message: str) -> str:
 # ---- constants, each written once ---------------------------------------------------------------
 
 SEED_MAX = 2**31 - 1     # numpy's SeedSequence takes more; 31 bits keep URLs short and JS-exact
-PAGE_GAMMA_MAX = 8       # the page's γ controls: a 200-token run stays within the API's caps
+PAGE_GAMMA_MAX = 16      # the page's γ controls: every answer reading γ took under 0.12 s of CPU
+                         # at γ 16 (each draft, measured when the page's range was widened from 8)
 NGRAM_MODELS = ("unigram", "bigram", "trigram")      # sim.ngram.MODEL_ORDERS' names
 LAB_DRAFTS = DRAFTS + ("lookup",)                    # the lab adds prompt lookup
 ADAPT = ("off", "hf", "cost")                        # the lab's adaptive-γ policies
@@ -359,6 +360,10 @@ EFF = float_("eff", 0.1, 1, 1.0, unit="of the ideal", step=0.01,
 ALPHA = float_("alpha", 0, 1, None, help="acceptance rate α (absent: measured)", step=0.001,
                sections=("speedup", "idle"))
 DEPTH = choice("depth", DEPTHS, "picture", help="how deep each section explains")
+# The "Go further" folds a reader opened (issue 22): closed by default, all open at the Frontier
+# depth; like the depth, no section's numbers read it.
+MORE = text("more", 300, help="the “Go further” folds opened, by id, comma-separated",
+            pattern=r"[a-z][a-z0-9-]*(,[a-z][a-z0-9-]*)*")
 TDRAFT = choice("tdraft", DRAFTS, "bigram", help="the draft of section 6's tubes", sections=("exact",))
 # Section 6 starts with 5 rounds of 200 draws: enough to catch either wrong rule 9 times in 10 on
 # both books' contexts with any draft that differs from the target (sim/tubes.py, DEFAULT_ROUNDS;
@@ -424,7 +429,7 @@ def spec(*params: Param) -> dict[str, Param]:
 
 # The page's URL state, in the order the README lists it.
 PAGE = spec(GPU, MODEL, BATCH, CTX, LANES, EFF, GAMMA, DRAFT, GREEDY, RULE, TDRAFT, ROUNDS, SEED, C, ALPHA,
-            DEPTH, TEXT, TLANG, LDRAFT, ADAPT_, TREE_N, TREE_K, TREE_D, SHAPE, SAMPLING, TRULE, TROUNDS,
+            DEPTH, MORE, TEXT, TLANG, LDRAFT, ADAPT_, TREE_N, TREE_K, TREE_D, SHAPE, SAMPLING, TRULE, TROUNDS,
             DRAW, TPASS, TDRAW)
 
 

@@ -131,9 +131,9 @@ def test_terms_are_consistent(catalog):
                   "An interactive plate: a small model guesses, a large one checks, and the text keeps exactly the large model’s distribution.",
                   "Writing one token at a time leaves a GPU waiting on memory, not on arithmetic. A small model guesses a few tokens, the large one checks them in a single pass, and every token still comes with exactly the large model’s odds."):
         assert "投机解码" in by_id[msgid], msgid
-    assert any(i.startswith("A teacher writes slowly") for i in with_other), "the Story of section 3"
+    assert any(i.startswith("Now the teacher gets help") for i in with_other), "the Story of section 3"
     # The Story depth says what a 词元 is, and gives "token", in section 1's story.
-    story = next(s for i, s in by_id.items() if i.startswith("Think of a writer who keeps"))
+    story = next(s for i, s in by_id.items() if i.startswith("A large language model writes text one token"))
     assert "词元" in story and "token" in story and "汉字" in story
     for wrong in ("令牌", "标记化", "草案模型"):  # other renderings of token / draft we did not choose
         assert wrong not in text, wrong

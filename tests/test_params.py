@@ -129,9 +129,9 @@ def test_gettext_translates_message_and_range():
     zh = {"an integer from %(lo)s to %(hi)s": "%(lo)s 到 %(hi)s 之间的整数",
           "%(name)s must be %(allowed)s; %(value)s is out of range.": "%(name)s 应为%(allowed)s；%(value)s 超出了范围。"}
     with pytest.raises(ParamError) as ei:
-        P.GAMMA.parse("9", zh.get)
-    assert ei.value.allowed == "1 到 8 之间的整数"
-    assert ei.value.message == "gamma 应为1 到 8 之间的整数；9 超出了范围。"
+        P.GAMMA.parse("17", zh.get)
+    assert ei.value.allowed == "1 到 16 之间的整数"
+    assert ei.value.message == "gamma 应为1 到 16 之间的整数；17 超出了范围。"
 
 
 def test_check_is_the_library_form_of_parse():

@@ -60,6 +60,7 @@ def param_labels() -> dict[str, str]:
         "c": _("Draft cost c"),
         "alpha": _("Acceptance rate α"),
         "depth": _("Read at depth"),
+        "more": _("“Go further” folds open"),
         "text": _("The lab’s text (your own)"),
         "tlang": _("How the lab splits the text"),
         "ldraft": _("The lab’s draft"),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from flask import Blueprint, abort, current_app, render_template, request, url_for
+from flask import Blueprint, abort, current_app, has_request_context, render_template, request, url_for
 from flask_babel import gettext as _
 
 from sim import params as P
@@ -134,6 +134,11 @@ def page_i18n() -> dict:
         "invalid": _("%(name)s must be %(allowed)s."),
         "plate_title": _("Speculative decoding"),
         "section": _("Section"),
+        # Committed predictions (static/js/predict.js): the reader's choice beside the answer.
+        "predict_right": _("Your prediction: “%(choice)s”, which is the answer."),
+        "predict_wrong": _("Your prediction: “%(choice)s”; the answer is marked above."),
+        "predict_unsure": _("You were not sure; the answer is marked above."),
+        "predict_guess": _("Your guess: %(guess)s, off by %(gap)s."),
     }
 
 
@@ -168,7 +173,25 @@ def _frame_context() -> dict:
     return {"widget_css": _widget_css(), "page_i18n": page_i18n()}
 
 
+def fold_open(fold_id: str) -> bool:
+    """Whether a "Go further" fold is rendered open (issue 22): every fold at the Frontier depth,
+    and the folds the URL's `more` names. A global, as the widgets' macros that draw the folds are
+    imported without the page's context."""
+    if not has_request_context():
+        return False
+    state, _errors = page_state()
+    return state["depth"] == "frontier" or fold_id in (state["more"] or "").split(",")
+
+
+def in_embed() -> bool:
+    """A one-section or whole-plate embed (which shows no section prose in a fold)."""
+    return has_request_context() and (request.endpoint or "").startswith("plate.embed")
+
+
 @bp.record_once
 def _section_numbers(setup) -> None:
+    setup.app.jinja_env.globals["fold_open"] = fold_open
+    setup.app.jinja_env.globals["in_embed"] = in_embed
     # A global, so macros rendered without the page's context (the parts diagram) number links.
     setup.app.jinja_env.globals["section_nums"] = {s.anchor: s.num for s in SECTIONS}
+    setup.app.jinja_env.globals["section_titles"] = {s.anchor: s.title for s in SECTIONS}

@@ -327,6 +327,9 @@ def alpha(lang: str, v: dict) -> dict:
     return {
         # The pair's α (every section's figure); this run's own average is run.alpha.
         "alpha": pair["alpha"], "pair": pair, "draft_name": draft_name(v["draft"]),
+        # The question's number (the reader guesses it first): the pair's α with the draft that
+        # reads nothing.
+        "unigram_alpha": measured_alpha(lang, {**v, "draft": "unigram"}),
         # What α averages: Σ min(p, q) when sampling, agreement of the arg-maxes under greedy.
         "measure": long_run["alpha_measure"], "greedy": greedy,
         "positions": len(every), "agree": sum(every),

@@ -36,6 +36,11 @@ export function lazyChart(container, ctx, draw) {
   // The Embed dialog's preview (widgets/embed.js) asks for every chart at once, to measure the
   // height the embed takes with its charts drawn.
   document.addEventListener("specdec:draw-charts", start);
+  // Inside a "Go further" fold (folds.js) a chart has no size while the fold is closed: the
+  // observer above starts it once the fold opens; one drawn before is drawn again at its new size.
+  container.closest("details")?.addEventListener("toggle", (e) => {
+    if (e.target.open && plotly && pending) draw(plotly, container, pending);
+  });
   // Labels may differ by depth (the Story depth has words for formulas): draw again on a switch.
   ctx.state?.subscribe((names) => { if (names.has("depth") && plotly && pending) draw(plotly, container, pending); });
   return (data) => {

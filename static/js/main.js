@@ -7,6 +7,8 @@ import { bindControls } from "./controls.js";
 import { sectionOf, startSections } from "./sections.js";
 import { h } from "./dom.js";
 import { tidy } from "./format.js";
+import { startPredictions } from "./predict.js";
+import { startFolds } from "./folds.js";
 
 const html = document.documentElement;
 const lang = html.dataset.lang || "en";
@@ -178,6 +180,8 @@ async function mountAll() {
   updateLinks();
   bindControls(document, makeT(null));
   startSections(pageStrings);
+  startFolds(state);
+  startPredictions(makeT(null), lang);
   const els = [...document.querySelectorAll("[data-widget]")];
   await Promise.all(els.map(async (el) => {
     const name = el.dataset.widget;
