@@ -134,6 +134,8 @@ def page_i18n() -> dict:
         "invalid": _("%(name)s must be %(allowed)s."),
         "plate_title": _("Speculative decoding"),
         "section": _("Section"),
+        "fullscreen": _("Full screen"),
+        "exit_fullscreen": _("Exit full screen"),
     }
 
 
@@ -158,6 +160,9 @@ def embed_dialog_i18n() -> dict:
             "off": _("off"),
             "preview": _("Preview"),
             "measuring": _("Measuring its height at %(px)s px wide…"),
+            "no_prose": _("A one-section embed shows the section's title, its depth note, its predict-first question and its interactive, not the section's prose: explain it on your own page, or link to the section on the full page."),
+            "fixed_label": _("Without scripts: a frame of fixed size"),
+            "fixed_help": _("For a course site that strips scripts (the frame then cannot grow): %(px)s px wide and %(h)s px high, measured here. Pick the width of your page above; in a narrower column than that the frame scrolls inside."),
             "measured": _("Height at %(px)s px wide: %(h)s px, written into the snippet. A narrower frame (a phone) needs more: the script grows it; without the script the frame scrolls."),
         },
     }

@@ -194,24 +194,87 @@ async function mountAll() {
 }
 
 // ---- embeds: tell the host page our height on every change of size ------------------------------
+// In three dialects, since course platforms listen for their own: ours ({type: "specdec:height"},
+// static/js/embed-host.js), H5P's resizer (Moodle, WordPress and Drupal's h5p-resizer.js: hello,
+// prepareResize, then resize once the host says resizePrepared) and Canvas's lti.frameResize.
 // Posted straight from the observer, not from requestAnimationFrame, which browsers hold back in
 // frames out of view: a frame below the fold must still get its height when the host resizes.
-function reportHeight() {
+function bodyHeight() {
   // The body's own height, not the document's: the latter never drops below the frame's height,
   // so a host could grow the frame but never shrink it.
   const b = document.body;
   const cs = getComputedStyle(b);
-  const height = Math.ceil(b.getBoundingClientRect().height + parseFloat(cs.marginTop) + parseFloat(cs.marginBottom));
-  parent.postMessage({ type: "specdec:height", height, href: location.href }, "*");
+  return Math.ceil(b.getBoundingClientRect().height + parseFloat(cs.marginTop) + parseFloat(cs.marginBottom));
 }
 
+// A frame inside a collapsed block or a hidden tab has no width: its height then means nothing
+// (every line one word wide), so it is not reported; once shown, the charts drawn while hidden
+// lay themselves out again at the real width and the new height goes out at once.
+let hidden = false;
+let lastPosted = -1;
+function relayout() {
+  for (const el of document.querySelectorAll(".js-plotly-plot")) {
+    try { window.Plotly?.Plots.resize(el); } catch { /* a chart being redrawn */ }
+  }
+  document.dispatchEvent(new CustomEvent("specdec:shown"));
+}
+
+function postH5P(action, height) {
+  parent.postMessage({ context: "h5p", action, scrollHeight: height, clientHeight: height, height }, "*");
+}
+
+function reportHeight(force = false) {
+  if (window.innerWidth === 0 || document.body.getBoundingClientRect().width === 0) { hidden = true; return; }
+  if (hidden) { hidden = false; force = true; relayout(); }
+  const height = bodyHeight();
+  parent.postMessage({ type: "specdec:height", height, href: location.href }, "*");
+  if (height === lastPosted && !force) return;
+  lastPosted = height;
+  postH5P("prepareResize", height);
+  // Canvas reads a JSON string (older tools' form, which every Canvas version parses).
+  parent.postMessage(JSON.stringify({ subject: "lti.frameResize", height }), "*");
+}
+
+function onHostMessage(e) {
+  if (e.source !== parent) return;
+  const d = e.data;
+  if (!d || typeof d !== "object" || d.context !== "h5p") return;
+  if (d.action === "ready") postH5P("hello", bodyHeight());
+  else if (d.action === "hello" || d.action === "resize") reportHeight(true);
+  // The host has set a provisional height (some resizers shrink the frame first): now the real one.
+  else if (d.action === "resizePrepared" && !hidden) postH5P("resize", bodyHeight());
+}
+
+// The fullscreen button of an embed: shown only where the host's frame allows it (allowfullscreen).
+function fullscreenButton() {
+  const btn = document.getElementById("embed-fullscreen");
+  if (!btn) return;
+  if (!document.fullscreenEnabled) { btn.hidden = true; return; }
+  btn.hidden = false;
+  const label = () => {
+    btn.textContent = document.fullscreenElement ? pageStrings.exit_fullscreen : pageStrings.fullscreen;
+    btn.setAttribute("aria-pressed", document.fullscreenElement ? "true" : "false");
+  };
+  btn.addEventListener("click", () => {
+    if (document.fullscreenElement) document.exitFullscreen().catch(() => {});
+    else html.requestFullscreen().catch(() => {});
+  });
+  document.addEventListener("fullscreenchange", label);
+  label();
+}
+
+if (document.body.classList.contains("embed")) fullscreenButton();
+
 if (window.parent !== window && document.body.classList.contains("embed")) {
-  if ("ResizeObserver" in window) new ResizeObserver(reportHeight).observe(document.body);
-  window.addEventListener("load", reportHeight);
-  window.addEventListener("resize", reportHeight);
+  window.addEventListener("message", onHostMessage);
+  const report = () => reportHeight();
+  if ("ResizeObserver" in window) new ResizeObserver(report).observe(document.body);
+  window.addEventListener("load", report);
+  window.addEventListener("resize", report);
   // Once the widgets have mounted (often after "load"), measured at once: a cross-origin frame
   // out of view gets no rendering update, so no ResizeObserver callback, until it is scrolled to.
-  document.addEventListener("specdec:ready", reportHeight);
+  document.addEventListener("specdec:ready", report);
+  postH5P("hello", bodyHeight());
   reportHeight();
 }
 
