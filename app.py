@@ -87,6 +87,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     from views.plate import bp as plate_bp
     app.register_blueprint(plate_bp)
     app.register_blueprint(api_bp)
+    from views.teach import bp as teach_bp
+    app.register_blueprint(teach_bp)
 
     app.after_request(security_headers)
     # ETag, Cache-Control, compression and the per-URL render cache (views/caching.py).

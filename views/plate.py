@@ -17,6 +17,7 @@ from views.choices import choice_labels, param_labels
 from views.format import tidy_zh
 from views.params import parse_lenient
 from views.sections import ANCHORS, BY_ANCHOR, SECTIONS, answers, reads
+from views.teach import chosen, show_query, show_state
 
 bp = Blueprint("plate", __name__)
 
@@ -45,10 +46,18 @@ def shipped_params() -> dict:
 
 def _context(lang: str, embed: bool, anchor: str | None = None) -> dict:
     state, errors = page_state()
+    show, show_errors = show_state()
+    if anchor:
+        show["sections"] = ""   # a one-section embed shows its section whatever the link says
     query = P.query(state, P.PAGE)
-    shown = (BY_ANCHOR[anchor],) if anchor else SECTIONS
+    # Links to this page in the other language, and from an embed to the page, keep how a
+    # teacher has it shown (the sections, locked or hidden controls, paused, the projector).
+    keep = show_query(show)
+    shown = (BY_ANCHOR[anchor],) if anchor else chosen(show)
     other = "zh" if lang == "en" else "en"
     return {
+        "show": show,
+        "show_query": keep,
         "lang": lang,
         "other_lang": other,
         "state": state,
@@ -56,15 +65,15 @@ def _context(lang: str, embed: bool, anchor: str | None = None) -> dict:
         "params_json": shipped_params(),
         "P": P,
         "query": query,
-        "notices": errors,
+        "notices": errors + ([] if anchor else show_errors),
         "answers": {s.anchor: answers(s, lang, state) for s in shown},
-        "sections": SECTIONS,
+        "sections": shown if not anchor else SECTIONS,
         "shown": shown,
         "embed": embed,
         "anchor": anchor,
         "switch_href": url_for(request.endpoint, **{**(request.view_args or {}), "lang": other},
-                               **query),
-        "page_href": url_for("plate.page", lang=lang, **query),
+                               **query, **keep),
+        "page_href": url_for("plate.page", lang=lang, **query, **keep),
     }
 
 
@@ -95,7 +104,7 @@ def embed_section(lang: str, anchor: str):
     ctx = _context(lang, embed=True, anchor=anchor)
     # The snippet and the links of a one-section embed carry only what the section reads.
     ctx["query"] = P.query(ctx["state"], P.PAGE, reads(sec))
-    ctx["page_href"] = url_for("plate.page", lang=lang, **ctx["query"]) + f"#{anchor}"
+    ctx["page_href"] = url_for("plate.page", lang=lang, **ctx["query"], **ctx["show_query"]) + f"#{anchor}"
     return _render("plate/embed_section.html", section=sec, **ctx)
 
 

@@ -133,6 +133,8 @@ function makeCtx(el) {
     lang,
     state,
     reducedMotion,
+    // The page starts paused (a teacher's link): a widget that would move by itself waits.
+    paused: html.dataset.paused === "1",
     loadPlotly,
     section,
     answer: (unit) => section?.answer(unit) ?? null,
@@ -172,7 +174,30 @@ function backToAnchor() {
   requestAnimationFrame(() => { jump(); html.style.scrollBehavior = ""; });
 }
 
+// ---- how a teacher has the page shown (views/teach.py): settings locked or hidden, paused -------
+// Locked: every setting stays in view but cannot be moved (stepping and playing still work);
+// hidden: the settings are not shown at all (plate.css), and locked too, so keys cannot reach them.
+// Paused: nothing moves by itself until the reader starts that interactive (a click or a key in it).
+function applyShow() {
+  const mode = html.dataset.controls;
+  if (mode === "locked" || mode === "hidden") {
+    for (const c of document.querySelectorAll("[data-param]")) {
+      c.disabled = true;
+      c.setAttribute("aria-disabled", "true");
+    }
+  }
+  if (html.dataset.paused === "1") {
+    const start = (e) => {
+      const w = e.target instanceof Element && e.target.closest(".widget, [data-widget]");
+      if (w) w.dataset.started = "1";
+    };
+    document.addEventListener("pointerdown", start, true);
+    document.addEventListener("keydown", start, true);
+  }
+}
+
 async function mountAll() {
+  applyShow();
   updateLinks();
   bindControls(document, makeT(null));
   startSections(pageStrings);

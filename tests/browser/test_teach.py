@@ -1,0 +1,92 @@
+"""The teacher's page as a teacher uses it: build a lesson (sections, depth, a starting state set
+by moving a control in the live preview, locked or hidden settings, paused), then open its link
+and its snippets and find them as chosen."""
+import html
+import re
+from urllib.parse import parse_qsl, urlsplit
+
+import pytest
+
+from tests.browser.util import READY, load
+
+pytestmark = pytest.mark.browser
+
+
+def test_build_a_lesson_and_open_its_link_and_snippets(page, live_url):
+    load(page, f"{live_url}/en/specdec/teach/")
+    # Sections 4 and 6 (section 1 is picked to begin with).
+    page.uncheck('input[name="pick"][value="onebyone"]')
+    page.check('input[name="pick"][value="tape"]')
+    page.check('input[name="pick"][value="exact"]')
+    page.check('input[name="depth"][value="story"]')
+    page.check('input[name="controls"][value="locked"]')
+    page.check('input[name="paused"]')
+    # Section 4's start: γ 6, set by its own control in the preview, not typed as a key.
+    page.select_option("#teach-edit", "tape")
+    frame = page.frame_locator(".teach-preview__frame")
+    page.wait_for_selector('.teach-preview__frame[data-ready="1"][data-anchor="tape"]', state="attached", timeout=30_000)
+    frame.locator("#tape-gamma").select_option("6")
+    page.wait_for_function("() => document.getElementById('teach-link').value.includes('gamma=6')", timeout=15_000)
+    assert "gamma=6" in page.locator(".teach-preview__carries").inner_text()
+    link = page.locator("#teach-link").input_value()
+    q = dict(parse_qsl(urlsplit(link).query))
+    assert urlsplit(link).path == "/en/specdec/"
+    assert q == {"gamma": "6", "depth": "story", "sections": "tape,exact", "controls": "locked", "paused": "1"}
+    # The QR code is of this link (drawn by the server once the choices rest).
+    page.wait_for_function(
+        "() => { const b = document.getElementById('teach-qr'); return b.dataset.link && "
+        "document.getElementById('teach-link').value.endsWith(b.dataset.link) && b.querySelector('img.qr'); }",
+        timeout=15_000)
+    svg = page.request.get(live_url + page.locator("#teach-qr img").get_attribute("src"))
+    assert svg.status == 200 and svg.headers["content-type"].startswith("image/svg+xml") and b"<path" in svg.body()
+    # Only the chosen sections have snippets; each carries its own start.
+    shown = page.locator("#teach-snippets li:not([hidden])").evaluate_all("ls => ls.map(l => l.dataset.anchor)")
+    assert shown == ["tape", "exact"]
+    tape_snip = page.locator("#teach-snippet-tape").input_value()
+    src = html.unescape(re.search(r'<iframe src="([^"]+)"', tape_snip).group(1))
+    assert urlsplit(src).path == "/embed/en/specdec/tape/"
+    assert dict(parse_qsl(urlsplit(src).query)) == {"gamma": "6", "depth": "story", "controls": "locked", "paused": "1"}
+    assert "allowfullscreen" in tape_snip
+    exact_src = html.unescape(re.search(r'<iframe src="([^"]+)"', page.locator("#teach-snippet-exact").input_value()).group(1))
+    assert "gamma" not in exact_src   # section 6 does not read γ
+
+    # The link: only the two sections, at the Story depth, γ 6, every setting shown but locked.
+    lesson = page.context.new_page()
+    load(lesson, link)
+    ids = lesson.locator(".plate-section").evaluate_all("ss => ss.map(s => s.id)")
+    assert ids == ["tape", "exact"]
+    assert lesson.locator("main").get_attribute("data-depth") == "story"
+    assert lesson.locator("#tape-gamma").input_value() == "6"
+    controls = lesson.locator(".plate-section [data-param]")
+    assert controls.count() > 3
+    assert controls.evaluate_all("cs => cs.every(c => c.disabled)")
+    assert lesson.locator("#tape-gamma").is_visible()
+    assert lesson.locator("html").get_attribute("data-paused") == "1"
+    # Stepping still works in a locked lesson.
+    lesson.locator("#tape [data-act=step]").click()
+    assert lesson.locator("#tape [data-out=passes]").inner_text() == "1"
+    lesson.close()
+
+    # Hidden settings: the snippet's frame shows no control at all.
+    page.check('input[name="controls"][value="hidden"]')
+    hidden_src = html.unescape(re.search(r'<iframe src="([^"]+)"', page.locator("#teach-snippet-tape").input_value()).group(1))
+    assert dict(parse_qsl(urlsplit(hidden_src).query))["controls"] == "hidden"
+    emb = page.context.new_page()
+    load(emb, hidden_src)
+    assert emb.locator("[data-param]").count() > 0
+    assert emb.locator("[data-param]").evaluate_all("cs => cs.every(c => c.disabled && !c.checkVisibility())")
+    assert emb.locator(".tape-strip, [data-act=step]").first.is_visible()
+    emb.close()
+    assert page.console_errors == []
+
+
+def test_teacher_page_without_scripts_is_a_form(browser, live_url):
+    ctx = browser.new_context(java_script_enabled=False)
+    pg = ctx.new_page()
+    pg.goto(f"{live_url}/zh/specdec/teach/?pick=rule&pick=alpha&controls=hidden&for=zh")
+    link = pg.locator("#teach-link").input_value()
+    assert dict(parse_qsl(urlsplit(link).query)) == {"sections": "rule,alpha", "controls": "hidden"}
+    assert urlsplit(link).path == "/zh/specdec/"
+    assert pg.locator("#teach-qr svg.qr").count() == 1
+    assert "老师" in pg.locator("h1").inner_text() or "教师" in pg.locator("h1").inner_text()
+    ctx.close()
