@@ -55,7 +55,11 @@ def _context(lang: str, embed: bool, anchor: str | None = None) -> dict:
     keep = show_query(show)
     shown = (BY_ANCHOR[anchor],) if anchor else chosen(show)
     other = "zh" if lang == "en" else "en"
+    flip = {k: v for k, v in keep.items() if k != "view"}
+    if show["view"] != "projector":
+        flip["view"] = "projector"
     return {
+        "view_href": url_for(request.endpoint, **(request.view_args or {}), **query, **flip),
         "show": show,
         "show_query": keep,
         "lang": lang,

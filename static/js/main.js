@@ -37,6 +37,34 @@ function makeT(el) {
   };
 }
 
+// Projector view: every chart with larger type, thicker lines and bigger markers, and no hover
+// (nobody hovers on a projector; what a chart says must be on it). One place for every widget.
+function projectorPlotly(P) {
+  if (P.__projector) return P;
+  P.__projector = true;
+  const grow = (v, k, floor) => (typeof v === "number" ? Math.max(floor, v * k) : v);
+  const thick = (tr) => ({
+    ...tr,
+    ...(tr.line ? { line: { ...tr.line, width: grow(tr.line.width ?? 2, 2, 4) } } : {}),
+    ...(tr.marker ? { marker: { ...tr.marker, size: grow(tr.marker.size ?? 6, 1.5, 9) } } : {}),
+    ...(tr.textfont ? { textfont: { ...tr.textfont, size: grow(tr.textfont.size ?? 12, 1.4, 16) } } : {}),
+  });
+  const big = (l = {}) => ({
+    ...l,
+    font: { ...(l.font || {}), size: grow(l.font?.size ?? 12, 1.4, 17), color: "#000" },
+    height: typeof l.height === "number" ? Math.round(l.height * 1.25) : l.height,
+    // Room for the larger tick labels beside and below the axes.
+    margin: l.margin ? { ...l.margin, l: grow(l.margin.l, 1.35, 0), b: grow(l.margin.b, 1.3, 0) } : l.margin,
+    annotations: l.annotations?.map((a) => ({ ...a, font: { ...(a.font || {}), size: grow(a.font?.size ?? 12, 1.4, 16) } })),
+    hovermode: false,
+  });
+  for (const fn of ["newPlot", "react"]) {
+    const orig = P[fn].bind(P);
+    P[fn] = (el, data, layout, config) => orig(el, (data || []).map(thick), big(layout), config);
+  }
+  return P;
+}
+
 let plotlyPromise = null;
 function loadPlotly() {
   if (window.Plotly) return Promise.resolve(window.Plotly);
@@ -45,7 +73,7 @@ function loadPlotly() {
       const s = document.createElement("script");
       s.src = "/vendor/plotly.min.js";
       s.async = true;
-      s.onload = () => resolve(window.Plotly);
+      s.onload = () => resolve(html.dataset.view === "projector" ? projectorPlotly(window.Plotly) : window.Plotly);
       s.onerror = () => { plotlyPromise = null; reject(new Error("plotly.js failed to load")); };
       document.head.appendChild(s);
     });
@@ -111,6 +139,14 @@ function sectionForSwitch() {
 window.addEventListener("scroll", noteSection, { passive: true });
 
 function updateLinks() {
+  // The projector switch keeps the settings too, with view= turned over.
+  const vs = document.getElementById("view-switch");
+  if (vs) {
+    const q = new URLSearchParams(location.search);
+    if (vs.dataset.on === "1") q.delete("view"); else q.set("view", "projector");
+    const s = q.toString();
+    vs.href = location.pathname + (s ? `?${s}` : "") + location.hash;
+  }
   const sw = document.getElementById("lang-switch");
   if (!sw) return;
   const url = new URL(sw.href, location.href);
