@@ -89,6 +89,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(api_bp)
     from views.teach import bp as teach_bp
     app.register_blueprint(teach_bp)
+    from views.classroom import bp as classroom_bp
+    app.register_blueprint(classroom_bp)
 
     app.after_request(security_headers)
     # ETag, Cache-Control, compression and the per-URL render cache (views/caching.py).

@@ -78,6 +78,8 @@ def teach_i18n() -> dict:
         "none_chosen": _("Choose at least one section."),
         "carries": _("This section starts with: %(list)s"),
         "carries_none": _("This section starts with the defaults."),
+        "class_opened": _("Class %(code)s is open: its screen has opened in a new tab (keep that tab: it holds the teacher’s key)."),
+        "class_failed": _("The class could not be opened just now."),
         "shared": _("%(name)s is read by several of the chosen sections; the page link takes the value set last (%(value)s), each embed its own."),
     }
 

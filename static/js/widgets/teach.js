@@ -186,5 +186,30 @@ export function mount(el, ctx) {
       catch { btn.title = t.copy_failed; }
     });
   }
+  // A class: the server gives a code and the teacher's key; the class's screen opens in a new tab
+  // with the lesson's settings, the key in its fragment.
+  const classStatus = el.querySelector(".teach-class__status");
+  el.querySelector("[data-act=open-class]")?.addEventListener("click", async () => {
+    const screen = window.open("", "_blank");
+    let resp = null;
+    try {
+      resp = await fetch("/api/class", { method: "POST", headers: { Accept: "application/json", "Accept-Language": ctx.lang } });
+    } catch { resp = null; }
+    const body = resp ? await resp.json().catch(() => null) : null;
+    if (!resp?.ok) {
+      screen?.close();
+      classStatus.textContent = body?.error?.message || t.class_failed;
+      return;
+    }
+    const l = lesson();
+    const { merged } = pageState(l);
+    const depth = l.depth === "picture" ? {} : { depth: l.depth };
+    const q = search({ ...merged, ...depth, ...showQuery(l, true), sections: l.picked.join(",") });
+    const url = `/${l.lang}/specdec/class/${body.code}/${q}#key=${body.key}`;
+    if (screen) screen.location.href = url; else location.href = url;
+    classStatus.textContent = fill(t.class_opened, { code: body.code });
+    classStatus.dataset.code = body.code;
+    classStatus.dataset.board = url;
+  });
   render();
 }
