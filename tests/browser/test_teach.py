@@ -90,3 +90,43 @@ def test_teacher_page_without_scripts_is_a_form(browser, live_url):
     assert pg.locator("#teach-qr svg.qr").count() == 1
     assert "老师" in pg.locator("h1").inner_text() or "教师" in pg.locator("h1").inner_text()
     ctx.close()
+
+
+def test_a_class_counts_students_choices_live(browser, live_url):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    teacher = ctx.new_page()
+    load(teacher, f"{live_url}/en/specdec/teach/?sections=tape,exact")
+    with ctx.expect_page() as opened:
+        teacher.click("[data-act=open-class]")
+    board = opened.value
+    board.wait_for_selector("html[data-ready='1']", state="attached", timeout=30_000)
+    code = board.locator("main").get_attribute("data-code")
+    assert "key=" in board.url and teacher.locator(".teach-class__status").get_attribute("data-code") == code
+    board.wait_for_function("() => +document.querySelector('main').dataset.polled >= 1", timeout=15_000)
+    student_link = board.locator("#class-link").get_attribute("href")
+    assert f"class={code}" in student_link
+    # Two students (two tabs) choose; one of them changes her mind: still one answer from her tab.
+    for choice in ("2", "1"):
+        s = ctx.new_page()
+        load(s, student_link)
+        assert code in s.locator(".class-banner").inner_text()
+        s.locator('#tape input[name="predict-tape"][value="%s"]' % choice).check()
+        s.wait_for_selector("#tape .predict__class:has-text('Counted for the class.')", timeout=15_000)
+        if choice == "1":
+            s.locator('#tape input[name="predict-tape"][value="3"]').check()
+            s.wait_for_timeout(500)
+        s.close()
+    board.wait_for_function("() => document.querySelector('[data-q=tape]').dataset.total === '2'", timeout=15_000)
+    n = board.locator("[data-q=tape] [data-n]").all_inner_texts()
+    assert n == ["1", "1", "0"]
+    assert not board.locator("[data-q=tape] [data-right] .classboard-mark").is_visible()
+    board.click("[data-q=tape] [data-act=reveal]")
+    assert board.locator("[data-q=tape] [data-right] .classboard-mark").is_visible()
+    # Closed: a student's link now says so, in her language.
+    board.click("[data-act=close-class]")
+    board.wait_for_selector("main[data-closed='1']", state="attached")
+    late = ctx.new_page()
+    load(late, student_link.replace("/en/", "/zh/"))
+    late.wait_for_selector(".class-banner--closed", timeout=15_000)
+    assert "没有开放" in late.locator(".class-banner").inner_text()
+    ctx.close()
