@@ -130,3 +130,27 @@ def test_a_class_counts_students_choices_live(browser, live_url):
     late.wait_for_selector(".class-banner--closed", timeout=15_000)
     assert "没有开放" in late.locator(".class-banner").inner_text()
     ctx.close()
+
+
+@pytest.mark.parametrize("path", ["/en/specdec/teach/", "/zh/specdec/teach/?sections=tape,exact",
+                                  "/zh/specdec/?view=projector&sections=tape,idle", "/en/specdec/?controls=locked&sections=rule",
+                                  "/embed/en/specdec/tape/?controls=hidden"])
+def test_no_serious_axe_violations_on_the_teachers_pages(page, live_url, path):
+    from tests.browser.test_a11y import AXE, open_ready, serious_violations
+    if not AXE.exists():
+        pytest.skip("axe-core is not installed: run `npm ci` (install.sh does)")
+    open_ready(page, live_url + path)
+    found = serious_violations(page, AXE.read_text())
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_class_screen_has_no_serious_axe_violations(page, live_url, lang):
+    from tests.browser.test_a11y import AXE, open_ready, serious_violations
+    if not AXE.exists():
+        pytest.skip("axe-core is not installed: run `npm ci` (install.sh does)")
+    made = page.request.post(f"{live_url}/api/class").json()
+    open_ready(page, f"{live_url}/{lang}/specdec/class/{made['code']}/?sections=tape,alpha#key={made['key']}")
+    found = serious_violations(page, AXE.read_text())
+    assert not found, "\n".join(found)
+    page.screenshot(path=f"/tmp/class-{lang}.png", full_page=True)
