@@ -426,6 +426,8 @@ VIEW = choice("view", VIEWS, "page", help="projector: large type, thick lines, h
 CLASS = text("class", 6, help="a class's code: the predictions are counted for its teacher",
              pattern=CLASS_CODE, shape=N_("six capital letters and digits (a class's code), or empty"))
 SHOW = spec(SECTIONS_SHOWN, CONTROLS_SHOWN, PAUSED, VIEW, CLASS)
+# The teacher's page's own option: the language of the lesson it makes (absent: the page's own).
+LESSON_LANG = choice("for", LANGS, None, help="the language of the lesson the teacher's page makes")
 
 # The API's routes (views/api/).
 API_RUN = spec(LANG, DRAFT, GAMMA_RUN, GREEDY, RULE, TOKENS, SEED, CONTEXT, TRACE)

@@ -97,7 +97,9 @@ def page(lang: str):
     notices += bad
     picked = chosen(show) if show["sections"] else SECTIONS[:1]
     show["sections"] = ",".join(s.anchor for s in picked)
-    lesson_lang = request.args.get("for") if request.args.get("for") in P.LANGS else lang
+    lesson, bad_for = parse_lenient(args, {"for": P.LESSON_LANG})
+    notices += bad_for
+    lesson_lang = lesson["for"] or lang
     query = {**P.query(state, P.PAGE), **show_query(show)}
     link = url_for("plate.page", lang=lesson_lang, _external=True, **query)
     labels = param_labels()

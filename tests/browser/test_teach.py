@@ -154,3 +154,16 @@ def test_class_screen_has_no_serious_axe_violations(page, live_url, lang):
     found = serious_violations(page, AXE.read_text())
     assert not found, "\n".join(found)
     page.screenshot(path=f"/tmp/class-{lang}.png", full_page=True)
+
+
+def test_paused_lesson_moves_nothing_until_started(page, live_url):
+    load(page, f"{live_url}/en/specdec/?sections=onebyone&paused=1")
+    states = page.evaluate("() => document.getAnimations().map(a => a.playState)")
+    assert states and set(states) == {"paused"}
+    # The reader starts that interactive: it moves.
+    page.locator("#onebyone .widget").click(position={"x": 5, "y": 5})
+    page.wait_for_timeout(100)
+    assert "running" in page.evaluate("() => document.getAnimations().map(a => a.playState)")
+    # Without paused=1 it moves from the start.
+    load(page, f"{live_url}/en/specdec/?sections=onebyone")
+    assert "running" in page.evaluate("() => document.getAnimations().map(a => a.playState)")
