@@ -86,6 +86,10 @@ def create_app(test_config: dict | None = None) -> Flask:
     from views.plate import bp as plate_bp
     app.register_blueprint(plate_bp)
     app.register_blueprint(api_bp)
+    from views.teach import bp as teach_bp
+    app.register_blueprint(teach_bp)
+    from views.classroom import bp as classroom_bp
+    app.register_blueprint(classroom_bp)
 
     app.after_request(security_headers)
     # A POST from another site's page (an upload a visiting student's browser was made to send)

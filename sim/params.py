@@ -142,6 +142,7 @@ class Param:
     sections: tuple[str, ...] = ()     # the page's sections (anchors; "lab.run" for a part) reading it
     stops: tuple = ()                  # a slider's stops on the page
     pattern: str = ""                  # text: a regular expression the whole value must match
+    shape: str = ""                    # text with a pattern: what it allows, in words (N_-marked)
     step: float = 0                    # a slider's step where there are no stops (floats)
 
     def but(self, **changes) -> "Param":
@@ -166,7 +167,7 @@ class Param:
         if self.kind == "bool":
             return gettext(N_("0, 1, true or false"))
         if self.pattern:
-            return gettext(N_("a text’s sha256 (64 hex digits), or empty"))
+            return gettext(self.shape or N_("a text’s sha256 (64 hex digits), or empty"))
         return gettext(N_("text of at most %(n)s characters")) % {"n": self.max_len}
 
     def error(self, gettext: Gettext, message: str, **values) -> ParamError:
@@ -432,6 +433,26 @@ PAGE = spec(GPU, MODEL, BATCH, CTX, LANES, EFF, GAMMA, DRAFT, GREEDY, RULE, TDRA
             DEPTH, MORE, TEXT, TLANG, LDRAFT, ADAPT_, TREE_N, TREE_K, TREE_D, SHAPE, SAMPLING, TRULE, TROUNDS,
             DRAW, TPASS, TDRAW)
 
+
+# How the page is shown, set by a teacher (the teacher's page, /<lang>/specdec/teach/). No section
+# reads these and no answer depends on them, so they are not in PAGE, the sections' state: they
+# ride beside it in the links a teacher hands out, and the page, its embeds and the teacher's page
+# read them (views/teach.py). Which anchors `sections` may name is the sections registry's to say.
+CONTROLS = ("shown", "locked", "hidden")
+VIEWS = ("page", "projector")
+CLASS_CODE = "[A-HJ-NP-Z2-9]{6}"    # a class's code: no 0/O, no 1/I, read off a projector
+SECTIONS_SHOWN = text("sections", 400, help="the sections shown, by anchor, comma-separated (default: every one)",
+                      pattern=r"[a-z]+(,[a-z]+)*",
+                      shape=N_("section names separated by commas (tape,exact), or empty"))
+CONTROLS_SHOWN = choice("controls", CONTROLS, "shown",
+                        help="the interactives' settings: shown, locked (shown, not movable) or hidden")
+PAUSED = bool_("paused", help="nothing moves until the reader starts it")
+VIEW = choice("view", VIEWS, "page", help="projector: large type, thick lines, high contrast")
+CLASS = text("class", 6, help="a class's code: the predictions are counted for its teacher",
+             pattern=CLASS_CODE, shape=N_("six capital letters and digits (a class's code), or empty"))
+SHOW = spec(SECTIONS_SHOWN, CONTROLS_SHOWN, PAUSED, VIEW, CLASS)
+# The teacher's page's own option: the language of the lesson it makes (absent: the page's own).
+LESSON_LANG = choice("for", LANGS, None, help="the language of the lesson the teacher's page makes")
 
 # The API's routes (views/api/).
 API_RUN = spec(LANG, DRAFT, GAMMA_RUN, GREEDY, RULE, TOKENS, SEED, CONTEXT, TRACE)

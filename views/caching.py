@@ -77,8 +77,8 @@ def private() -> None:
 
 
 def _page_params() -> frozenset[str]:
-    from sim.params import PAGE   # the page's URL state: every parameter a page reads
-    return frozenset(PAGE)
+    from sim.params import PAGE, SHOW   # the page's URL state, and how a teacher has it shown
+    return frozenset(PAGE) | frozenset(SHOW)
 
 
 def cache_key() -> str:

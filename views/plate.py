@@ -17,6 +17,7 @@ from views.choices import choice_labels, param_labels
 from views.format import tidy_zh
 from views.params import parse_lenient
 from views.sections import ANCHORS, BY_ANCHOR, SECTIONS, answers, reads
+from views.teach import chosen, show_query, show_state
 
 bp = Blueprint("plate", __name__)
 
@@ -45,10 +46,22 @@ def shipped_params() -> dict:
 
 def _context(lang: str, embed: bool, anchor: str | None = None) -> dict:
     state, errors = page_state()
+    show, show_errors = show_state()
+    if anchor:
+        show["sections"] = ""   # a one-section embed shows its section whatever the link says
     query = P.query(state, P.PAGE)
-    shown = (BY_ANCHOR[anchor],) if anchor else SECTIONS
+    # Links to this page in the other language, and from an embed to the page, keep how a
+    # teacher has it shown (the sections, locked or hidden controls, paused, the projector).
+    keep = show_query(show)
+    shown = (BY_ANCHOR[anchor],) if anchor else chosen(show)
     other = "zh" if lang == "en" else "en"
+    flip = {k: v for k, v in keep.items() if k != "view"}
+    if show["view"] != "projector":
+        flip["view"] = "projector"
     return {
+        "view_href": url_for(request.endpoint, **(request.view_args or {}), **query, **flip),
+        "show": show,
+        "show_query": keep,
         "lang": lang,
         "other_lang": other,
         "state": state,
@@ -56,15 +69,15 @@ def _context(lang: str, embed: bool, anchor: str | None = None) -> dict:
         "params_json": shipped_params(),
         "P": P,
         "query": query,
-        "notices": errors,
+        "notices": errors + ([] if anchor else show_errors),
         "answers": {s.anchor: answers(s, lang, state) for s in shown},
-        "sections": SECTIONS,
+        "sections": shown if not anchor else SECTIONS,
         "shown": shown,
         "embed": embed,
         "anchor": anchor,
         "switch_href": url_for(request.endpoint, **{**(request.view_args or {}), "lang": other},
-                               **query),
-        "page_href": url_for("plate.page", lang=lang, **query),
+                               **query, **keep),
+        "page_href": url_for("plate.page", lang=lang, **query, **keep),
     }
 
 
@@ -95,7 +108,7 @@ def embed_section(lang: str, anchor: str):
     ctx = _context(lang, embed=True, anchor=anchor)
     # The snippet and the links of a one-section embed carry only what the section reads.
     ctx["query"] = P.query(ctx["state"], P.PAGE, reads(sec))
-    ctx["page_href"] = url_for("plate.page", lang=lang, **ctx["query"]) + f"#{anchor}"
+    ctx["page_href"] = url_for("plate.page", lang=lang, **ctx["query"], **ctx["show_query"]) + f"#{anchor}"
     return _render("plate/embed_section.html", section=sec, **ctx)
 
 
@@ -139,6 +152,8 @@ def page_i18n() -> dict:
         "predict_wrong": _("Your prediction: “%(choice)s”; the answer is marked above."),
         "predict_unsure": _("You were not sure; the answer is marked above."),
         "predict_guess": _("Your guess: %(guess)s, off by %(gap)s."),
+        "fullscreen": _("Full screen"),
+        "exit_fullscreen": _("Exit full screen"),
     }
 
 
@@ -163,6 +178,9 @@ def embed_dialog_i18n() -> dict:
             "off": _("off"),
             "preview": _("Preview"),
             "measuring": _("Measuring its height at %(px)s px wide…"),
+            "no_prose": _("A one-section embed shows the section's title, its depth note, its predict-first question and its interactive, not the section's prose: explain it on your own page, or link to the section on the full page."),
+            "fixed_label": _("Without scripts: a frame of fixed size"),
+            "fixed_help": _("For a course site that strips scripts (the frame then cannot grow): %(px)s px wide and %(h)s px high, measured here. Pick the width of your page above; in a narrower column than that the frame scrolls inside."),
             "measured": _("Height at %(px)s px wide: %(h)s px, written into the snippet. A narrower frame (a phone) needs more: the script grows it; without the script the frame scrolls."),
         },
     }
