@@ -503,6 +503,12 @@ ROUTES = {
     "/api/tree/budget": API_TREE_BUDGET,
 }
 
+# A class's predictions (views/classroom.py): JSON bodies and a code in the path; the query takes
+# the language of the messages only. tests/test_classroom.py fuzzes these routes.
+API_CLASS = spec(LANG.but(default=None))
+CLASS_ROUTES = {"/api/class": API_CLASS, "/api/class/<code>": API_CLASS, "/api/class/<code>/answer": API_CLASS,
+                "/api/class/<code>/counts": API_CLASS, "/api/class/<code>/close": API_CLASS}
+
 # The library's own checks: any size the arithmetic takes (sim/roofline.py, sim/theory.py).
 LIB = spec(BATCH.but(hi=None), CTX.but(name="context", hi=None), LANES.but(name="n", hi=None),
            GAMMA.but(lo=0, hi=None), ALPHA.but(default=None), C.but(hi=None),
