@@ -180,9 +180,12 @@ _ANSWERS = ByteLRU(ANSWER_BYTES)
 def _summary(run, c: float) -> dict:
     from sim.adaptive import modelled_speedup
     s = run.stats()
+    from sim.speculative import per_position_acceptance
     return {"alpha": s["alpha"], "acceptance_rate": s["acceptance_rate"],
             "tokens_per_pass": s["tokens_per_pass"], "passes": s["passes"],
-            "speedup": modelled_speedup(run, c)}
+            "speedup": modelled_speedup(run, c),
+            # Kept at guess 1, 2, … of the passes that guessed (vLLM's per-position acceptance).
+            "per_position": per_position_acceptance(run)}
 
 
 def _tape(run, vocab) -> list[dict]:

@@ -90,7 +90,7 @@ def test_a_model_too_big_for_one_gpu_is_split_and_its_curves_end(page, live_url)
     # with caches ends at 14 streams, where the limit is marked.
     page.locator("#batch").scroll_into_view_if_needed()
     page.wait_for_selector("#batch .rf-limit-note", timeout=20000)
-    assert "At most 14 fit" in page.locator("#batch .rf-limit-note").inner_text().replace("\n", " ")
+    assert "At most 14 streams of this length fit" in page.locator("#batch .rf-limit-note").inner_text().replace("\n", " ")
     traces = _plot(page, "batch")
     with_cache = next(t for t in traces if t["name"] == "With each stream's cache")
     assert with_cache["x"][-1] == 14
