@@ -57,6 +57,8 @@ def _context(lang: str, embed: bool, anchor: str | None = None) -> dict:
         "P": P,
         "query": query,
         "notices": errors,
+        # A notice names the setting as the page does, beside its key in the link (issue 24).
+        "notice_labels": param_labels() if errors else {},
         "answers": {s.anchor: answers(s, lang, state) for s in shown},
         "sections": SECTIONS,
         "shown": shown,
