@@ -96,15 +96,23 @@ export function countHover(ys, name = "", unit = "") {
 }
 
 // Labels for measured points that stay readable where curves run and points sit close together:
-// each on a light box, off its point by a short leader, alternately above and below. Positions on
-// a log axis are given in log10, as Plotly's annotations take them.
+// each on a light box, off its point by a short leader. Of points at one x the highest is labelled
+// above, the next below, and so on, so leaders do not cross; a point in the right half of the
+// chart is labelled to its left, so the label stays inside. Positions on a log axis are given in
+// log10, as Plotly's annotations take them.
 export function pointLabels(layout, points, colour) {
   const at = (axis, v) => (axis?.type === "log" ? Math.log10(v) : v);
-  return points.map(({ x, y, text }, k) => ({
-    x: at(layout.xaxis, x), y: at(layout.yaxis, y), text, showarrow: true, arrowhead: 0, arrowwidth: 1,
-    arrowcolor: colour, ax: 36, ay: k % 2 ? 22 : -22, xanchor: "left", bgcolor: "rgba(255,255,255,0.88)",
-    borderpad: 2, font: { size: 11, color: colour },
-  }));
+  const range = layout.xaxis?.range;
+  return points.map(({ x, y, text }) => {
+    const rank = points.filter((o) => o.x === x && o.y > y).length;
+    const px = at(layout.xaxis, x);
+    const right = range ? (px - range[0]) / (range[1] - range[0]) > 0.5 : false;
+    return {
+      x: px, y: at(layout.yaxis, y), text, showarrow: true, arrowhead: 0, arrowwidth: 1, arrowcolor: colour,
+      ax: right ? -36 : 36, ay: rank % 2 ? 22 : -22, xanchor: right ? "right" : "left",
+      bgcolor: "rgba(255,255,255,0.88)", borderpad: 2, font: { size: 11, color: colour },
+    };
+  });
 }
 
 export const PLOT_CONFIG = { displayModeBar: false, responsive: true, scrollZoom: false };
