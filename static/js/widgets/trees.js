@@ -98,7 +98,10 @@ function drawMask(el, pass, current) {
     pass.tree.nodes.forEach((nd, i) => {
       const text = cut(nd.id ? nd.token : pass.root_token, 7);
       parts.push(s("text", { class: "tmask-lab", x: lab - 4, y: lab + i * cell + cell - 3, "text-anchor": "end" }, text));
-      parts.push(s("text", { class: "tmask-lab", transform: `translate(${lab + i * cell + cell - 3} ${lab - 4}) rotate(-60)` }, text));
+      // A one-character label (a 汉字 above all) stands upright over its column; longer ones slant.
+      parts.push([...text].length === 1
+        ? s("text", { class: "tmask-lab", x: lab + i * cell + (cell + 1) / 2, y: lab - 4, "text-anchor": "middle" }, text)
+        : s("text", { class: "tmask-lab", transform: `translate(${lab + i * cell + cell - 3} ${lab - 4}) rotate(-60)` }, text));
     });
   }
   m.forEach((row, i) => row.forEach((v, j) => {
