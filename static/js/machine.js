@@ -248,7 +248,7 @@ export function machineView(host, { mode, answer, lang, onReady }) {
   // For tests: the scene graph read back, exact seeking, and one frame's pixels.
   host.machine = {
     view: v,
-    readback: () => v.e?.readback(),
+    readback: () => { if (!v.e) return null; if (active === v) v.apply(); return v.e.readback(); },
     seek: (pass, f) => { v.seek(pass, f); if (active !== v) { if (active) active.leave(); active = v; v.enter(); } v.draw(); return v.e.readback(); },
     step: (dt) => { v.playing = true; v.advance(dt); v.draw(); return v.e.readback(); },
     pixels: () => { v.draw(); return v.e.canvas.toDataURL("image/png"); },
