@@ -141,14 +141,6 @@ function paintTape(canvas, cells, lang) {
   });
 }
 
-function shadowTexture() {
-  const c = document.createElement("canvas"); c.width = c.height = 128;
-  const g = c.getContext("2d");
-  const grad = g.createRadialGradient(64, 64, 8, 64, 64, 64);
-  grad.addColorStop(0, "rgba(40,30,20,0.45)"); grad.addColorStop(1, "rgba(40,30,20,0)");
-  g.fillStyle = grad; g.fillRect(0, 0, 128, 128);
-  return new THREE.CanvasTexture(c);
-}
 
 // Static pieces that share a material are drawn as one mesh: a software renderer pays for every
 // draw call, and a part of a dozen boxes is one draw. `keep` holds what moves on its own.
@@ -194,10 +186,11 @@ export async function create(opts = {}, pause = async () => {}) {
   canvas.className = "machine-canvas";
   const renderer = new THREE.WebGLRenderer({ canvas, antialias: opts.antialias ?? true, alpha: true, preserveDrawingBuffer: false,
     powerPreference: "low-power" });
-  // A software renderer (SwiftShader, llvmpipe) draws every pixel on the CPU: one pixel per CSS pixel.
+  // A software renderer (SwiftShader, llvmpipe) draws every pixel on the CPU: fewer pixels than CSS
+  // pixels there (the browser scales the frame up).
   const gl = renderer.getContext(), info = gl.getExtension("WEBGL_debug_renderer_info");
   const soft = Boolean(info) && /swiftshader|llvmpipe|software/i.test(gl.getParameter(info.UNMASKED_RENDERER_WEBGL));
-  renderer.setPixelRatio(opts.dpr ?? (soft ? 1 : Math.min(2, window.devicePixelRatio || 1)));
+  renderer.setPixelRatio(opts.dpr ?? (soft ? 0.75 : Math.min(2, window.devicePixelRatio || 1)));
   renderer.outputColorSpace = THREE.SRGBColorSpace;
   await pause();
   const scene = new THREE.Scene();
@@ -222,8 +215,7 @@ export async function create(opts = {}, pause = async () => {}) {
   for (const [x, z] of [[-6.2, -2.7], [6.2, -2.7], [-6.2, 2.7], [6.2, 2.7]]) {
     const foot = new THREE.Mesh(new THREE.CylinderGeometry(0.28, 0.4, 0.5, 16), M.iron); foot.position.set(x, 0.1, z); bed.add(foot);
   }
-  const shadow = new THREE.Mesh(new THREE.PlaneGeometry(18, 9), new THREE.MeshBasicMaterial({ map: shadowTexture(), transparent: true, depthWrite: false }));
-  shadow.rotation.x = -Math.PI / 2; shadow.position.y = -0.15; scene.add(shadow);
+  // The soft shadow under the bed is the stage's own background (machine.css): no blended plane to fill.
   const Y = 0.76;  // the bed's top
 
   // The big drum (the target): a brass drum studded with steel pins, one per weight, on two stands.
