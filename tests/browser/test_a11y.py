@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from views.sections import ANCHORS
-from tests.browser.util import open_fold
 
 pytestmark = pytest.mark.browser
 
@@ -95,9 +94,12 @@ _MARK_FOCUSABLES = """() => {
 def test_every_control_is_reached_by_tab_and_shows_focus(page, live_url, path):
     open_ready(page, live_url + path)
     # Controls in the sections' "Go further" folds are reached once their fold is open (the
-    # fold's summary is itself a control): open them as a reader does.
-    for fold in page.evaluate("() => [...document.querySelectorAll('details.further')].map(d => d.id)"):
-        open_fold(page, fold)
+    # fold's summary is itself a control): open them all, through the URL's `more`, which keeps
+    # the sequential focus starting at the top of the page.
+    folds = page.evaluate("() => [...document.querySelectorAll('details.further')].map(d => d.id)")
+    if folds:
+        open_ready(page, live_url + path + ("&" if "?" in path else "?") + "more=" + ",".join(folds))
+        assert page.evaluate("() => [...document.querySelectorAll('details.further')].every(d => d.open)")
     page.evaluate("document.activeElement && document.activeElement.blur()")
     controls = page.evaluate(_MARK_FOCUSABLES)
     if not controls:
