@@ -20,6 +20,10 @@ ROOT = Path(__file__).resolve().parents[1]
 SECURITY = ("Content-Security-Policy", "X-Content-Type-Options", "Referrer-Policy", "X-Frame-Options")
 
 
+class NoAnswer(ConnectionError):
+    """The connection closed before an HTTP status line came back."""
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -42,6 +46,10 @@ def _raw(port: int, data: bytes, timeout: float = 10) -> tuple[int, dict, bytes]
     raw = b"".join(chunks)
     head, _, body = raw.partition(b"\r\n\r\n")
     lines = head.decode("latin-1").split("\r\n")
+    if len(lines[0].split()) < 2:
+        # Closed before a status line: while gunicorn starts, nginx may take the connection and
+        # drop it. The server is not answering yet, which is what OSError means here.
+        raise NoAnswer(f"no status line in {raw[:80]!r}")
     headers = {}
     for line in lines[1:]:
         k, _, v = line.partition(":")

@@ -46,6 +46,9 @@ def test_forgotten_text_is_sent_again(page, live_url):
     page.fill("#lab-textarea", REFRAIN + " Once more.")
     page.click("[data-act=use-text]")
     page.wait_for_selector("[data-widget=lab][data-source=text]", timeout=60_000)
+    # Every part answered for the text first: a part still on its way would find the text gone
+    # and have it sent again before the change below.
+    page.wait_for_function("() => !document.querySelector('#lab[aria-busy=true]')", timeout=60_000)
     # The server forgets every text: no worker holds it and the shared store lost it too (a
     # store evicting it, or a server without one).
     usertext.CACHE.clear()

@@ -139,8 +139,12 @@ export function mount(el, ctx) {
     resending = true;
     try {
       status.textContent = t("resending");
-      await send(kept.text, kept.lang);
-      for (const unit of TEXT_UNITS) ctx.section.refresh(unit, { again: true });
+      // The section stays busy from the book's answer until the text's: the parts are asked for
+      // again before the hold ends, so "not busy" never shows the stand-in as the last word.
+      await ctx.section.busyWhile(async () => {
+        await send(kept.text, kept.lang);
+        for (const unit of TEXT_UNITS) ctx.section.refresh(unit, { again: true });
+      });
     } catch (err) {
       status.textContent = err.message;
     } finally {
