@@ -12,7 +12,7 @@ from flask_babel import Babel
 from flask_babel import gettext as _
 from werkzeug.exceptions import HTTPException
 
-from sim.params import LANGS
+from corpus.text import LANGS
 from views import catalogs
 
 DEFAULT_LANG = "en"
@@ -79,8 +79,9 @@ def create_app(test_config: dict | None = None) -> Flask:
         app.config.update(test_config)
 
     Babel(app, locale_selector=select_locale)
-    from views import format as formats
+    from views import choices, format as formats
     formats.init_app(app)  # num, pct, compact, prob, fmt filters; field() for live numbers
+    choices.init_app(app)  # the names of every choice of a control
     app.jinja_env.add_extension("jinja2.ext.i18n")  # {% trans %} blocks, same catalog
 
     from views.api import bp as api_bp

@@ -15,6 +15,7 @@ import numpy as np
 
 from . import examples, roofline, theory, tree_budget, tree_cost
 from . import params as P
+from .param import add_argument
 from . import tree as trees
 from .ngram import load_models
 from .speculative import generate
@@ -140,7 +141,7 @@ def add_tree_cli(sub) -> None:
     """``python -m sim tree run|tubes|budget``: one tree pass after another, tubes for trees, and
     what a node budget buys on the roofline. The tree's parameters are sim/params.py's (the page's
     and the API's), with the command line's larger ranges and its own defaults."""
-    arg = P.add_argument
+    arg = add_argument
     k = P.TREE_K.but(hi=BRANCH_MAX, help="children per node (EAGLE-2: its top-k; tubes: the star's)")
     d = P.TREE_D.but(hi=N_MAX)
     tree = sub.add_parser("tree", help="token trees: a run, tubes, tokens and speed-up by node budget")
@@ -181,7 +182,7 @@ def add_tree_cli(sub) -> None:
 def build_parser() -> Parser:
     parser = Parser(prog="python -m sim", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
-    arg = P.add_argument
+    arg = add_argument
 
     d = sub.add_parser("dist", help="the next-token distribution of one model")
     arg(d, P.LANG, required=True)
@@ -214,7 +215,7 @@ def build_parser() -> Parser:
     th = sub.add_parser("theory", help="expected tokens, speed-up, best γ, break-even α")
     arg(th, P.ALPHA_GIVEN.but(default=None), required=True)
     arg(th, P.GAMMA_ANY.but(default=None), required=True)
-    arg(th, P.LIB["c"].but(default=None), required=True)
+    arg(th, P.C.but(hi=None, default=None), required=True)
     th.set_defaults(handler=cmd_theory)
 
     ro = sub.add_parser("roofline", help="cost of one decoding step on a GPU, plain and speculative",
@@ -237,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         result = args.handler(args)
-    except (ArgumentError, ValueError) as exc:  # P.ParamError is a ValueError
+    except (ArgumentError, ValueError) as exc:  # a ParamError is a ValueError
         print(f"python -m sim: error: {exc}", file=sys.stderr)
         return 2
     json.dump(result, sys.stdout, ensure_ascii=False)

@@ -21,17 +21,22 @@ from __future__ import annotations
 
 import math
 
+from sim.param import float_, int_, spec
+
 GAMMA_MAX = 16
+
+# The library's checks: any size the arithmetic takes (the page and the API narrow them,
+# sim/params.py). A ParamError is a ValueError naming the parameter and its range.
+CHECKS = spec(float_("alpha", 0, 1, None), int_("gamma", 0, None, None), float_("c", 0, None, None),
+              int_("gamma_max", 1, None, GAMMA_MAX))
 
 
 def _check(alpha: float, gamma: int | None = None, c: float | None = None) -> None:
-    """The declarations' checks (sim/params.py LIB); a ParamError is a ValueError."""
-    from sim.params import LIB  # here: sim.params imports this module for GAMMA_MAX
-    LIB["alpha"].check(alpha)
+    CHECKS["alpha"].check(alpha)
     if gamma is not None:
-        LIB["gamma"].check(gamma)
+        CHECKS["gamma"].check(gamma)
     if c is not None:
-        LIB["c"].check(c)
+        CHECKS["c"].check(c)
 
 
 def expected_tokens(alpha: float, gamma: int) -> float:

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sim import params as P
-from sim.params import Param
+from sim.param import Param
 from views.sections import UNITS
 
 # Route -> its parameter table, from the declarations: every GET route of the API and the page's

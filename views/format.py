@@ -25,6 +25,9 @@ from flask_babel import format_decimal, format_percent, get_locale
 from jinja2 import Undefined, pass_context
 from markupsafe import Markup, escape
 
+from sim import params
+from sim.param import query
+
 MISSING = "–"  # a number that is not there (the one glyph for it, here and in format.js)
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
@@ -206,10 +209,8 @@ def _times_filter(context, x: str) -> str:
 
 
 def init_app(app) -> None:
-    from sim import params
-    from views.choices import choice_labels
     app.jinja_env.filters.update(num=num, pct=pct, compact=compact, prob=prob, fmt=fmt, times=_times_filter,
                                  symbols=symbols)
     # Globals, so macros imported without context (and rendered alone for /api/section) see them.
     app.jinja_env.globals.update(field=field, lookup=lookup, MISSING=MISSING, P=params,
-                                 choice_labels=choice_labels, story=story, paren=paren, colon=colon, gap=gap)
+                                 url_query=query, story=story, paren=paren, colon=colon, gap=gap)

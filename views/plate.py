@@ -12,6 +12,7 @@ import os
 from flask import Blueprint, abort, current_app, render_template, request, url_for
 from flask_babel import gettext as _
 
+from sim import param
 from sim import params as P
 from views.choices import choice_labels, param_labels
 from views.format import tidy_zh
@@ -45,7 +46,7 @@ def shipped_params() -> dict:
 
 def _context(lang: str, embed: bool, anchor: str | None = None) -> dict:
     state, errors = page_state()
-    query = P.query(state, P.PAGE)
+    query = param.query(state, P.PAGE)
     shown = (BY_ANCHOR[anchor],) if anchor else SECTIONS
     other = "zh" if lang == "en" else "en"
     return {
@@ -94,7 +95,7 @@ def embed_section(lang: str, anchor: str):
     sec = BY_ANCHOR[anchor]
     ctx = _context(lang, embed=True, anchor=anchor)
     # The snippet and the links of a one-section embed carry only what the section reads.
-    ctx["query"] = P.query(ctx["state"], P.PAGE, reads(sec))
+    ctx["query"] = param.query(ctx["state"], P.PAGE, reads(sec))
     ctx["page_href"] = url_for("plate.page", lang=lang, **ctx["query"]) + f"#{anchor}"
     return _render("plate/embed_section.html", section=sec, **ctx)
 

@@ -22,7 +22,7 @@ from flask_babel import gettext as _
 
 from serving.bytecache import ByteLRU
 from sim import usertext
-from sim.params import ADAPT, LANGS, PAGE_GAMMA_MAX as GAMMA_MAX, LAB_DRAFTS as DRAFTS  # noqa: F401
+from sim.params import PAGE_GAMMA_MAX as GAMMA_MAX, LAB_DRAFTS as DRAFTS
 from sim.params import LAB_COMPARE_TOKENS as COMPARE_TOKENS, LAB_RUN_TOKENS as RUN_TOKENS
 from views import caching
 # Caps on the work of one request (views/api/lab.py), in target positions, tokens × (γ+1), per

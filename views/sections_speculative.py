@@ -13,7 +13,8 @@ import numpy as np
 
 from sim.ngram import load_models
 
-from sim.params import DRAFTS, GAMMA_MAX, LANGS, ROUNDS_MAX, RULES  # noqa: F401
+from sim.params import ROUNDS_MAX
+from sim.theory import GAMMA_MAX
 from sim.tubes import DEFAULT_TRIALS
 
 # Tokens written by the pre-rendered run (tape, draft animation) and by the longer run

@@ -12,24 +12,26 @@ other routes (bench/cpu.py, README). A refusal names a parameter the request gav
 """
 from __future__ import annotations
 
-from flask import jsonify, request
+from flask import Blueprint, jsonify, request
 from flask_babel import gettext
 
 from sim import params as P
+from sim.param import N_
 from views import sections_trees as tr
-from views.api import bp
 from views.params import parse
 
-CAPPED_FIXED = P.N_("%(name)s must be %(allowed)s for a tree of %(n)s guesses; %(value)s is out of range.")
-CAPPED_EAGLE = P.N_("%(name)s must be %(allowed)s for EAGLE-2's tree with k = %(k)s and d = %(d)s; "
+CAPPED_FIXED = N_("%(name)s must be %(allowed)s for a tree of %(n)s guesses; %(value)s is out of range.")
+CAPPED_EAGLE = N_("%(name)s must be %(allowed)s for EAGLE-2's tree with k = %(k)s and d = %(d)s; "
                     "%(value)s is out of range.")
-TOP_ONLY = P.N_("%(name)s must be top for EAGLE-2's tree and for greedy decoding, which take the draft's "
+TOP_ONLY = N_("%(name)s must be top for EAGLE-2's tree and for greedy decoding, which take the draft's "
                 "likeliest tokens, not “%(value)s”.")
-TOO_FEW = P.N_("%(name)s must be %(allowed)s for %(k)s separate sequences (at least one guess each); "
+TOO_FEW = N_("%(name)s must be %(allowed)s for %(k)s separate sequences (at least one guess each); "
                "%(value)s is out of range.")
-NO_PASS = P.N_("%(name)s must be %(allowed)s: the run made %(passes)s passes; %(value)s is out of range.")
-CAPPED_PASSES = P.N_("%(name)s must be %(allowed)s when each round has %(trials)s trials (at most %(most)s "
+NO_PASS = N_("%(name)s must be %(allowed)s: the run made %(passes)s passes; %(value)s is out of range.")
+CAPPED_PASSES = N_("%(name)s must be %(allowed)s when each round has %(trials)s trials (at most %(most)s "
                      "passes a request); %(value)s is out of range.")
+
+bp = Blueprint("tree", __name__)   # under /api (views/api/__init__.py)
 
 
 @bp.get("/tree")
