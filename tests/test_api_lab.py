@@ -2,6 +2,7 @@
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from serving import labtexts
 from sim import theory, usertext
 
 REFRAIN = ("Round the hill and back again , round the hill we go ; the hill is wide and the night is long . "
@@ -174,8 +175,8 @@ def test_lab_memory_is_bounded_and_evicted_texts_are_freed(client, monkeypatch):
     import weakref
     from views import sections_lab
     size = usertext.build(_essay(0), "en").nbytes
-    cache = usertext.TextCache(max_bytes=3 * size + size // 2)   # ~3 such texts, not 12
-    monkeypatch.setattr(usertext, "CACHE", cache)
+    cache = labtexts.TextCache(max_bytes=3 * size + size // 2)   # ~3 such texts, not 12
+    monkeypatch.setattr(labtexts, "CACHE", cache)
     sections_lab.clear_caches()
     refs = []
     for i in range(12):
@@ -194,8 +195,8 @@ def test_lab_memory_is_bounded_and_evicted_texts_are_freed(client, monkeypatch):
 
 def test_a_busy_worker_answers_503_with_retry_after(client, monkeypatch):
     import threading
-    gate = usertext.CountingGate(running=1, waiting=0, retry_after=2)
-    monkeypatch.setattr(usertext, "COUNTING", gate)
+    gate = labtexts.CountingGate(running=1, waiting=0, retry_after=2)
+    monkeypatch.setattr(labtexts, "COUNTING", gate)
     inside, release = threading.Event(), threading.Event()
 
     def count_slowly():

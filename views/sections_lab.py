@@ -20,6 +20,7 @@ from functools import lru_cache
 import numpy as np
 from flask_babel import gettext as _
 
+from serving import labtexts, textstore
 from serving.bytecache import ByteLRU
 from sim import usertext
 from sim.params import PAGE_GAMMA_MAX as GAMMA_MAX, LAB_DRAFTS as DRAFTS
@@ -102,12 +103,11 @@ class Source:
 
 def source(lang: str, text: str = "") -> Source:
     """The book of ``lang``, or the text of the hash ``text``: counted in this process, or counted
-    again from the shared store's copy (UnknownText if neither has it; usertext.Busy if this
+    again from the shared store's copy (UnknownText if neither has it; labtexts.Busy if this
     process is counting too much already)."""
     if not text:
         return Source(lang)
-    from serving import textstore
-    ut = usertext.lookup(text, lang, store=textstore.current())
+    ut = labtexts.lookup(text, lang, store=textstore.current())
     if ut is None:
         raise UnknownText(text)
     caching.private()   # everything made from here on is made from the reader's text
@@ -308,7 +308,7 @@ def _source_of(v: dict, lang: str) -> tuple[str, str, bool]:
     if text:
         try:
             source(tlang, text)   # held here, or counted again from the shared store
-        except (UnknownText, usertext.Busy):
+        except (UnknownText, labtexts.Busy):
             # The text may arrive a moment later (the page's script sends it): what is made now
             # is not what the URL gives then, so nothing may keep it.
             caching.no_store()

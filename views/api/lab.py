@@ -11,14 +11,14 @@
 A ``text`` this process does not hold is counted again from the shared store (serving.textstore);
 one the store does not have either answers 404 with an error naming ``text``, and the browser
 then sends the text again and retries. A process already counting as many texts as it may
-answers 503 with Retry-After (sim.usertext.COUNTING).
+answers 503 with Retry-After (serving.labtexts.COUNTING).
 """
 from __future__ import annotations
 
 from flask import Blueprint, jsonify, request
 from flask_babel import gettext as _
 
-from serving import textstore
+from serving import labtexts, textstore
 from sim import params as P
 from sim import usertext
 from views import sections_lab as lab
@@ -40,7 +40,7 @@ def _unknown(_e):
     return jsonify(body), 404
 
 
-def _busy(e: usertext.Busy):
+def _busy(e: labtexts.Busy):
     # This worker is counting as many texts as it may: a moment later it (or another) will not be.
     body = {"error": {"param": "text", "allowed": upload_allowed(), "status": 503,
                       "message": _("The server is counting other texts; it will try yours again in a moment.")}}
@@ -71,7 +71,7 @@ def lab_text():
     raw = request.stream.read(usertext.MAX_BYTES + 1)
     try:
         dec = usertext.decode(raw)
-        ut = usertext.load_text(dec, v["lang"], store=textstore.current())
+        ut = labtexts.load_text(dec, v["lang"], store=textstore.current())
     except usertext.TextError as e:
         raise ParamError("text", upload_allowed(), lab.text_error_message(e)) from None
     resp = jsonify({**lab.text_info(ut), "encoding": dec.encoding})
@@ -114,4 +114,4 @@ def lab_breakeven():
 
 # Errors any API route may meet (a text named in the URL, the counting gate, a timer): the API's
 # blueprint answers them for all its routes.
-ERRORS = {lab.UnknownText: _unknown, usertext.Busy: _busy, TimeoutError: _timed_out}
+ERRORS = {lab.UnknownText: _unknown, labtexts.Busy: _busy, TimeoutError: _timed_out}
