@@ -16,6 +16,10 @@ from pathlib import Path
 
 import pytest
 
+# One server for the whole file, on one worker when the suite runs in parallel (pytest-xdist
+# --dist loadgroup); the last test stops it.
+pytestmark = pytest.mark.xdist_group("serve")
+
 ROOT = Path(__file__).resolve().parents[1]
 SECURITY = ("Content-Security-Policy", "X-Content-Type-Options", "Referrer-Policy", "X-Frame-Options")
 

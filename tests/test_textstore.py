@@ -19,6 +19,9 @@ from app import create_app
 from serving import labtexts, textstore
 from sim import usertext
 
+# One redis-server for the file, on one worker when the suite runs in parallel (--dist loadgroup).
+pytestmark = pytest.mark.xdist_group("redis")
+
 REFRAIN = ("Round the hill and back again , round the hill we go ; the hill is wide and the night is long . "
            "Round the mill and back again , round the mill we go ; the mill is wide and the night is long . ") * 6
 
