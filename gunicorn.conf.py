@@ -61,7 +61,7 @@ def when_ready(server):
     from corpus.text import LANGS  # the app is loaded by now (preload_app)
     from sim.tree_budget import acceptance, budget_table
     from sim.tree_tubes import tree_tubes_context
-    from views.sections_speculative import default_context
+    from views.sections.speculative import default_context
 
     for lang in LANGS:
         load_models(lang)

@@ -5,7 +5,7 @@ cleared first: the worst a single request can cost. Prints the median and the ma
 process CPU time (time.process_time) over a few repetitions. Usage: python3 bench/cpu.py [N] [--tree]
 
 ``--tree``: only the token-tree section's requests (issue 13: /api/tree…, its answers, its embed),
-each at its caps (views/sections_trees.py, sim/params.py). Budget tables are kept per process
+each at its caps (views/sections/trees.py, sim/params.py). Budget tables are kept per process
 (sim.tree_budget); the rows marked "a new table" empty that cache before each request.
 """
 from __future__ import annotations
@@ -86,7 +86,7 @@ def clear_model_caches() -> None:
 
 def clear_answer_caches() -> None:
     """The lab keeps its recent runs and answers (like the render cache, which is off here)."""
-    from views import sections_lab
+    from views.sections import lab as sections_lab
     sections_lab.clear_caches()
 
 

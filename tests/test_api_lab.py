@@ -147,7 +147,7 @@ def test_drafts_table_reuses_the_run_it_holds(client, monkeypatch):
     # The lab's run (bigram, γ fixed) is also the table's bigram row: made once, not twice. By
     # hand: the run makes 1; the table adds unigram and trigram (the lookup has its own loop).
     import sim.speculative
-    from views import sections_lab
+    from views.sections import lab as sections_lab
     sections_lab.clear_caches()
     made = []
     real = sim.speculative.generate
@@ -173,7 +173,7 @@ def test_lab_memory_is_bounded_and_evicted_texts_are_freed(client, monkeypatch):
     # freed at once (nothing the lab kept refers to its models: issue 16, item 4).
     import gc
     import weakref
-    from views import sections_lab
+    from views.sections import lab as sections_lab
     size = usertext.build(_essay(0), "en").nbytes
     cache = labtexts.TextCache(max_bytes=3 * size + size // 2)   # ~3 such texts, not 12
     monkeypatch.setattr(labtexts, "CACHE", cache)

@@ -9,7 +9,7 @@ import pytest
 
 from sim import params as P
 from sim.ngram import NGramModel, load_models
-from views import sections_trees as st
+from views.sections import trees as st
 from views.sections import answer
 
 HAN = re.compile(r"[\u4e00-\u9fff]")

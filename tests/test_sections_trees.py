@@ -11,7 +11,7 @@ from bs4 import BeautifulSoup
 
 from sim import params as P
 from sim.tree_rules import EXACT, WRONG
-from views import sections_trees as st
+from views.sections import trees as st
 from views.sections import answer
 
 

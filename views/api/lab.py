@@ -21,7 +21,7 @@ from flask_babel import gettext as _
 from serving import labtexts, textstore
 from sim import params as P
 from sim import usertext
-from views import sections_lab as lab
+from views.sections import lab
 from sim.param import ParamError
 from views.params import cap_positions, parse
 

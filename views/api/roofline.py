@@ -7,7 +7,7 @@ from flask_babel import gettext as _
 from sim import params as P
 from sim.param import N_
 from views.params import parse
-from views.sections_roofline import compute
+from views.sections.roofline import compute
 
 bp = Blueprint("roofline", __name__)   # under /api (views/api/__init__.py)
 

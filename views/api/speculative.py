@@ -8,7 +8,7 @@ from __future__ import annotations
 from flask import Blueprint, jsonify, request
 
 from sim import params as P
-from views import sections_speculative as sc
+from views.sections import speculative as sc
 from views.params import CAPPED_TRACED, cap_positions, parse
 
 # Target positions one run may cover, tokens × (γ+1): the target reads every position of every

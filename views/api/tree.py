@@ -6,7 +6,7 @@ node budget buys on the roofline.
   GET /api/tree/budget  lang, draft, k, d, gpu, model, batch, ctx (or context), c
 
 Thin on purpose: validate with the declarations (sim/params.py), check the joint caps, call the
-helpers of views/sections_trees.py (the page's own), return JSON. The caps (FIXED_WORK,
+helpers of views/sections/trees.py (the page's own), return JSON. The caps (FIXED_WORK,
 EAGLE_WORK, TREE_TUBE_PASSES there and in sim/params.py) keep a request within the CPU of the
 other routes (bench/cpu.py, README). A refusal names a parameter the request gave.
 """
@@ -17,7 +17,7 @@ from flask_babel import gettext
 
 from sim import params as P
 from sim.param import N_
-from views import sections_trees as tr
+from views.sections import trees as tr
 from views.params import parse
 
 CAPPED_FIXED = N_("%(name)s must be %(allowed)s for a tree of %(n)s guesses; %(value)s is out of range.")

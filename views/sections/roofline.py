@@ -394,7 +394,7 @@ def batch(lang: str, v: dict) -> dict:
 
 def idle(lang: str, v: dict) -> dict:
     """Section 9 starts from the α section 7 measures for the chosen draft, unless one is set."""
-    from views.sections_speculative import measured_alpha
+    from views.sections.speculative import measured_alpha
     g, m, out = _picked(v)
     alpha = measured_alpha(lang, v) if v["alpha"] is None else v["alpha"]
     n = weight_gpus(g, m)

@@ -338,7 +338,7 @@ def _ceiling(gpu: str, model: str, th: dict) -> dict:
     need), and what the section's speed-ups make of it: one stream past the ceiling that memory
     bandwidth sets on plain decoding, as Chen et al. measured."""
     from sim import roofline
-    from views.sections_roofline import weight_gpus
+    from views.sections.roofline import weight_gpus
     g, m = roofline.GPUS[gpu], roofline.MODELS[model]
     n = weight_gpus(g, m)
     tps = roofline.decode_step(g, m, 1, 0, gpus=n)["tokens_per_s"]

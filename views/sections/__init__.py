@@ -19,7 +19,8 @@ from flask_babel import lazy_gettext as _l
 
 from sim import params as P
 from views.format import tidy_zh
-from views import sections_lab, sections_roofline, sections_speculative, sections_trees
+from views.sections import lab as sections_lab, roofline as sections_roofline
+from views.sections import speculative as sections_speculative, trees as sections_trees
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from flask_babel import gettext as _
 from sim import params as P
 from sim import roofline, theory
 from sim.ngram import load_models
-from views import sections_speculative as sc
+from views.sections import speculative as sc
 
 # Caps, in the work a request may do (bench/cpu.py, README: 8 to 18 ms of CPU at the caps, where
 # /api/run's traced runs take 10 to 20 ms in the same run).
