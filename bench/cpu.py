@@ -18,8 +18,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app import create_app  # noqa: E402
+from corpus.text import LANGS  # noqa: E402
+from sim import tree_budget  # noqa: E402
 from sim.ngram import load_models  # noqa: E402
-from corpus.text import LANGS
+from views.sections import lab as sections_lab  # noqa: E402
 
 REQUESTS = [
     ("/api/run, traced at the caps (52 tokens, γ 16), unigram",
@@ -50,7 +52,6 @@ REQUESTS = [
 
 
 def _new_table() -> None:
-    from sim import tree_budget
     tree_budget.budget_table.cache_clear()
     tree_budget.acceptance.cache_clear()
 
@@ -86,7 +87,6 @@ def clear_model_caches() -> None:
 
 def clear_answer_caches() -> None:
     """The lab keeps its recent runs and answers (like the render cache, which is off here)."""
-    from views.sections import lab as sections_lab
     sections_lab.clear_caches()
 
 

@@ -25,7 +25,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from app import create_app  # noqa: E402
 from corpus.text import LANGS  # noqa: E402
+from views.sections import ANCHORS  # noqa: E402
 
 KIB = 1024
 # Bytes, compressed, with headers, on a settled first view, plotly.js apart. Measured with token
@@ -127,9 +129,7 @@ def measure(base: str, paths: list[str], browser) -> dict:
 def main() -> int:
     from playwright.sync_api import sync_playwright
 
-    from app import create_app
     from tests.conftest import LiveServer
-    from views.sections import ANCHORS
 
     paths = ([f"/embed/{lang}/specdec/" for lang in LANGS]
              + [f"/embed/{lang}/specdec/{a}/" for lang in LANGS for a in ANCHORS]

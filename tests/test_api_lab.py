@@ -146,12 +146,11 @@ def test_tubes_note_writes_the_context_as_the_language_does(client):
 def test_drafts_table_reuses_the_run_it_holds(client, monkeypatch):
     # The lab's run (bigram, γ fixed) is also the table's bigram row: made once, not twice. By
     # hand: the run makes 1; the table adds unigram and trigram (the lookup has its own loop).
-    import sim.speculative
     from views.sections import lab as sections_lab
     sections_lab.clear_caches()
     made = []
-    real = sim.speculative.generate
-    monkeypatch.setattr(sim.speculative, "generate", lambda *a, **k: made.append(1) or real(*a, **k))
+    real = sections_lab.generate   # sim.speculative.generate, as the lab calls it
+    monkeypatch.setattr(sections_lab, "generate", lambda *a, **k: made.append(1) or real(*a, **k))
     client.get("/api/lab/run?draft=bigram&gamma=3&seed=21&c=0.3")
     client.get("/api/lab/drafts?gamma=3&seed=21&c=0.3")
     assert len(made) == 3

@@ -56,7 +56,7 @@ class Counter:
     def __init__(self, monkeypatch):
         # The default contexts are chosen from the data once per process (sim.examples caches
         # them, gunicorn.conf.py computes them before the workers fork): not per-request work.
-        from views.sections.speculative import default_context
+        from views.sections.shared import default_context
         for lang in ("en", "zh"):
             default_context(lang)
         self.dist = 0

@@ -22,10 +22,16 @@ from flask_babel import gettext as _
 
 from serving import labtexts, textstore
 from serving.bytecache import ByteLRU
-from sim import usertext
+from sim import examples, theory, usertext
+from sim.adaptive import compare_runs, generate_adaptive, modelled_speedup
+from sim.lookup import generate_lookup, lookup_stats
+from sim.ngram import load_models
 from sim.params import PAGE_GAMMA_MAX as GAMMA_MAX, LAB_DRAFTS as DRAFTS
 from sim.params import LAB_COMPARE_TOKENS as COMPARE_TOKENS, LAB_RUN_TOKENS as RUN_TOKENS
+from sim.speculative import generate
+from sim.tubes import run_tubes
 from views import caching
+
 # Caps on the work of one request (views/api/lab.py), in target positions, tokens × (γ+1), per
 # run: the drafts' table makes four runs, the comparison nine (γ = 1..8 and the policy's).
 DRAFTS_MAX_POSITIONS = 900   # 100 tokens at γ = 8
@@ -72,8 +78,6 @@ class Source:
     """Models, the prompt the run continues, and labels, for a book or a reader's text."""
 
     def __init__(self, lang: str, ut: usertext.UserText | None = None):
-        from sim import examples
-        from sim.ngram import load_models
         self.lang = lang
         self.ut = ut
         if ut is None:
@@ -137,9 +141,6 @@ def _run(src: Source, draft: str, gamma: int, adapt: str, seed: int, c: float, t
 
 
 def _make_run(src: Source, draft: str, gamma: int, adapt: str, seed: int, c: float | None, tokens: int):
-    from sim.adaptive import generate_adaptive
-    from sim.lookup import generate_lookup
-    from sim.speculative import generate
     T = src.models["trigram"]
     rng = np.random.default_rng(seed)
     if draft == "lookup":
@@ -178,7 +179,6 @@ _ANSWERS = ByteLRU(ANSWER_BYTES)
 
 
 def _summary(run, c: float) -> dict:
-    from sim.adaptive import modelled_speedup
     s = run.stats()
     return {"alpha": s["alpha"], "acceptance_rate": s["acceptance_rate"],
             "tokens_per_pass": s["tokens_per_pass"], "passes": s["passes"],
@@ -192,7 +192,6 @@ def _tape(run, vocab) -> list[dict]:
 
 def _lab_answer(src: Source, lang: str, text: str, draft: str, gamma: int, adapt: str, seed: int,
                 c: float, tokens: int) -> dict:
-    from sim.lookup import lookup_stats
     vocab = src.vocab
     c_draft = LOOKUP_C if draft == "lookup" else c
     run = _run(src, draft, gamma, adapt, seed, c, tokens)
@@ -233,7 +232,6 @@ def drafts_json(lang: str, text: str, gamma: int, seed: int, c: float, tokens: i
 
 def _compare_answer(src: Source, draft: str, gamma: int, adapt: str, seed: int, c: float,
                     tokens: int) -> dict:
-    from sim.adaptive import compare_runs
     fixed = {g: _run(src, draft, g, "off", seed, c, tokens) for g in range(1, GAMMA_MAX + 1)}
     cmp = compare_runs(fixed, {adapt: _run(src, draft, gamma, adapt, seed, c, tokens)}, gamma, c)
     return {"best_fixed_gamma": cmp["best_fixed_gamma"], "best_fixed": cmp["best_fixed"],
@@ -257,7 +255,6 @@ def compare_json(lang: str, text: str, draft: str, gamma: int, adapt: str, seed:
 # ---- tubes and the break-even map -------------------------------------------------------------
 
 def _tubes_answer(src: Source, seed: int, trials: int) -> dict:
-    from sim.tubes import run_tubes
     T, D = src.models["trigram"], src.models["bigram"]
     ctx = list(src.tubes_ctx)
     res = run_tubes(T, D, ctx, 1, trials, np.random.default_rng(seed), top=TUBES_SHOWN)
@@ -282,12 +279,10 @@ def tubes_json(lang: str, text: str, seed: int, trials: int = TUBES_TRIALS) -> d
 
 @lru_cache(maxsize=1)
 def _map_grid() -> list[list[float | None]]:
-    from sim import theory
     return theory.break_even_map(MAP_GAMMAS, MAP_CS)
 
 
 def breakeven_json(gamma: int, c: float) -> dict:
-    from sim import theory
     return {"gammas": list(MAP_GAMMAS), "cs": list(MAP_CS), "alpha": _map_grid(),
             "gamma": gamma, "c": c, "break_even_alpha": theory.break_even_alpha(gamma, c)}
 

@@ -20,8 +20,9 @@ from __future__ import annotations
 import math
 
 from sim import published, roofline
-
 from sim.params import BATCH_STOPS, CTX_STOPS, LANE_STOPS, PAGE
+from views.sections.shared import weight_gpus
+from views.sections.speculative import measured_alpha
 
 DEFAULTS = {n: PAGE[n].default for n in ("gpu", "model", "batch", "ctx", "lanes", "gamma", "c")}
 DEFAULTS["alpha"] = 0.6   # where nothing is measured (the API's default)
@@ -78,12 +79,6 @@ def _limit_point(g, m, ctx: int, limit: int | None, keys: dict, **spec) -> dict 
         return None
     row = roofline.batch_curve(g, m, ctx, [limit], **spec)[0]
     return {"batch": limit, **{k: row[v] for k, v in keys.items()}}
-
-
-def weight_gpus(g, m) -> int:
-    """The GPUs the page splits a model over: the fewest that hold its weights, as tensor
-    parallelism splits them (1 when one GPU holds them)."""
-    return roofline.tp_degree(g, m, 1, 0) or roofline.gpus_needed(g, m, 1, 0)
 
 
 def _capacity(g, m, batch: int, ctx: int) -> dict:
@@ -394,7 +389,6 @@ def batch(lang: str, v: dict) -> dict:
 
 def idle(lang: str, v: dict) -> dict:
     """Section 9 starts from the α section 7 measures for the chosen draft, unless one is set."""
-    from views.sections.speculative import measured_alpha
     g, m, out = _picked(v)
     alpha = measured_alpha(lang, v) if v["alpha"] is None else v["alpha"]
     n = weight_gpus(g, m)

@@ -11,11 +11,13 @@ from functools import lru_cache
 
 import numpy as np
 
+from sim import examples, roofline, theory
 from sim.ngram import load_models
-
 from sim.params import ROUNDS_MAX
+from sim.speculative import generate, plain_decode
 from sim.theory import GAMMA_MAX
-from sim.tubes import DEFAULT_TRIALS
+from sim.tubes import DEFAULT_TRIALS, run_tubes
+from views.sections.shared import context_ids, draft_name, plain, weight_gpus
 
 # Tokens written by the pre-rendered run (tape, draft animation) and by the longer run
 # that measures α; both within the API's cap of 200.
@@ -42,36 +44,6 @@ PAPERS = [
 ]
 
 
-def tokenize(text: str, lang: str) -> list[str]:
-    """Split a context exactly as the corpus was split (words and punctuation; characters)."""
-    from corpus import tokenize as corpus_tokenize
-    return list(corpus_tokenize(lang, text))
-
-
-def default_context(lang: str) -> str:
-    """The tubes' context (", when" in English; chosen from the data in Chinese)."""
-    from sim import examples
-    return ("" if lang == "zh" else " ").join(examples.tubes_context(lang))
-
-
-def _context_ids(lang: str, context: str):
-    M = load_models(lang)["trigram"]
-    text = context or default_context(lang)
-    tokens = tokenize(text, lang)
-    return M, tokens, M.encode(tokens)
-
-
-def _plain(o):
-    """numpy scalars -> Python (sim's traces hold numpy bools, which JSON cannot encode)."""
-    if isinstance(o, dict):
-        return {k: _plain(v) for k, v in o.items()}
-    if isinstance(o, (list, tuple)):
-        return [_plain(v) for v in o]
-    if isinstance(o, np.generic):
-        return o.item()
-    return o
-
-
 def _residual_rows(step, vocab, top=6) -> list[dict] | None:
     """p, q and the normalised residual for the tokens the replacement is most likely drawn from,
     plus the refused guess (residual 0) so the reader sees why it cannot come back."""
@@ -91,9 +63,8 @@ def _residual_rows(step, vocab, top=6) -> list[dict] | None:
 
 def generate_run(lang, draft, gamma, greedy, rule, tokens, seed, context=""):
     """(Run, context tokens, target model) for the API's and the page's parameters."""
-    from sim.speculative import generate
     models = load_models(lang)
-    M, ctx_tokens, ids = _context_ids(lang, context)
+    M, ctx_tokens, ids = context_ids(lang, context)
     run = generate(M, models[draft], ids, tokens, gamma, np.random.default_rng(seed),
                    greedy=greedy, rule=rule)
     return run, ctx_tokens, M
@@ -103,11 +74,10 @@ def run_json(lang, draft, gamma, greedy, rule, tokens, seed, context="", run=Non
     """The API's answer for /api/run; ``run`` (from ``generate_run``, possibly cut with
     ``Run.head``) spares generating it again. ``trace=False`` leaves out the passes ("steps"):
     the statistics, tokens and overlaps alone, for readers that only count."""
-    from sim import theory
     if run is None:
         run, ctx_tokens, M = generate_run(lang, draft, gamma, greedy, rule, tokens, seed, context)
     else:
-        M, ctx_tokens, _ids = _context_ids(lang, context)
+        M, ctx_tokens, _ids = context_ids(lang, context)
     if trace:
         out = run.to_json(M.vocab, top=0)  # the widgets draw no top lists; residual rows below
         for step, sj in zip(run.steps, out["steps"]):
@@ -126,11 +96,10 @@ def run_json(lang, draft, gamma, greedy, rule, tokens, seed, context="", run=Non
 
 
 def tubes_json(lang, draft, rule, rounds, trials, seed, context=""):
-    from sim.tubes import run_tubes
     models = load_models(lang)
-    M, ctx_tokens, ids = _context_ids(lang, context)
+    M, ctx_tokens, ids = context_ids(lang, context)
     rng = np.random.default_rng(seed)
-    out = _plain(run_tubes(M, models[draft], ids, rounds, trials, rng, rule=rule))
+    out = plain(run_tubes(M, models[draft], ids, rounds, trials, rng, rule=rule))
     out["context"] = ctx_tokens
     out["params"] = {"lang": lang, "draft": draft, "rule": rule, "rounds": rounds,
                      "trials": trials, "seed": seed}
@@ -138,7 +107,6 @@ def tubes_json(lang, draft, rule, rounds, trials, seed, context=""):
 
 
 def theory_json(alpha, gamma, c):
-    from sim import theory
     return {
         **theory.summary(alpha, gamma, c, gamma_max=max(GAMMA_CURVE)),
         # One cycle in units of one target run: γ draft runs of c each, one verification.
@@ -163,15 +131,8 @@ def _tape(run: dict) -> list[dict]:
 def _example_json(lang):
     """An easy and a hard position chosen from the data by sim.examples, each with its context
     as the language writes it."""
-    from sim import examples
     sep = "" if lang == "zh" else " "
     return {k: {**e, "text": sep.join(e["tokens"])} for k, e in examples.easy_and_hard(lang).items()}
-
-
-def draft_name(draft: str) -> str:
-    """The draft's name as a sentence reads it (zh: 二元模型 …)."""
-    from flask_babel import gettext as _
-    return {"bigram": _("bigram"), "unigram": _("unigram"), "trigram": _("trigram")}[draft]
 
 
 STRIP = 80      # positions on section 7's strip (as in static/js/widgets/alpha.js)
@@ -287,9 +248,8 @@ def exact(lang: str, v: dict) -> dict:
 def greedy_same(lang: str, draft: str) -> dict:
     """Plain greedy decoding and speculative greedy decoding from the tubes' context, token for
     token: the same text, in fewer passes of the target."""
-    from sim.speculative import generate, plain_decode
     models = load_models(lang)
-    M, ctx_tokens, ids = _context_ids(lang, "")
+    M, ctx_tokens, ids = context_ids(lang, "")
     n = GREEDY_SAME_TOKENS
     plain = plain_decode(M, ids, n, np.random.default_rng(0), greedy=True)
     spec = generate(M, models[draft], ids, n, GREEDY_SAME_GAMMA, np.random.default_rng(0), greedy=True)
@@ -300,7 +260,6 @@ def greedy_same(lang: str, draft: str) -> dict:
 
 
 def alpha(lang: str, v: dict) -> dict:
-    from sim import theory
     long_run = _run(lang, v, ALPHA_RUN_TOKENS, trace=False)
     greedy = long_run["alpha_measure"] == "agreement"
     agreement = long_run["agreement"] or []
@@ -337,8 +296,6 @@ def _ceiling(gpu: str, model: str, th: dict) -> dict:
     """Section 1's single-stream ceiling for the page's GPU and model (on the GPUs the weights
     need), and what the section's speed-ups make of it: one stream past the ceiling that memory
     bandwidth sets on plain decoding, as Chen et al. measured."""
-    from sim import roofline
-    from views.sections.roofline import weight_gpus
     g, m = roofline.GPUS[gpu], roofline.MODELS[model]
     n = weight_gpus(g, m)
     tps = roofline.decode_step(g, m, 1, 0, gpus=n)["tokens_per_s"]
@@ -360,7 +317,6 @@ def speedup(lang: str, v: dict) -> dict:
 
 
 def bench(lang: str, v: dict) -> dict:
-    from sim import roofline
     run = _run(lang, v, BENCH_RUN_TOKENS)
     a = min(1.0, max(0.0, float(run["alpha"] or 0.0)))
     # At the page's engine efficiency (1.0, the ideal, unless `eff` is set): speeds scale, the

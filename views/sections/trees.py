@@ -21,9 +21,16 @@ import numpy as np
 from flask_babel import gettext as _
 
 from sim import params as P
-from sim import roofline, theory
+from sim import roofline, theory, tree_cost
+from sim import tree as trees
 from sim.ngram import load_models
-from views.sections import speculative as sc
+from sim.tree import Plan
+from sim.tree_budget import acceptance as fitted
+from sim.tree_budget import budget_table
+from sim.tree_cost import METHODS
+from sim.tree_rules import NATURAL, WRONG, generate_tree, is_exact
+from sim.tree_tubes import run_tree_tubes, star, tree_tubes_context
+from views.sections import shared
 
 # Caps, in the work a request may do (bench/cpu.py, README: 8 to 18 ms of CPU at the caps, where
 # /api/run's traced runs take 10 to 20 ms in the same run).
@@ -68,7 +75,6 @@ def tokens_cap(shape: str, n: int, k: int, d: int) -> int:
 def resolve(shape: str, n: int, k: int, sampling: str | None, rule: str | None, greedy: bool = False) -> dict:
     """What runs: EAGLE-2's tree and greedy mode take the draft's likeliest tokens (sampling top);
     k separate sequences need k ≤ n; the rule defaults to the sampling's own exact one."""
-    from sim.tree_rules import NATURAL
     forced = shape == "dynamic" or greedy
     used = "top" if forced else (sampling or "wor")
     k_used = min(k, n) if shape == "sequences" else k
@@ -78,14 +84,12 @@ def resolve(shape: str, n: int, k: int, sampling: str | None, rule: str | None, 
 
 
 def acceptance(lang: str, draft: str) -> dict:
-    from sim.tree_budget import acceptance as fitted
     return fitted(lang, draft)
 
 
 def make_plan(lang: str, draft: str, shape: str, n: int, k: int, d: int, sampling: str):
     """The plan of each pass (``sim.tree.plan``); Sequoia's best shape is fitted to the acceptance
     its own sampling gets (the top-k vector for ``top``, Sequoia's for the sampled ones)."""
-    from sim import tree as trees
     P_ = None
     if shape == "best":
         fit = acceptance(lang, draft)
@@ -99,7 +103,6 @@ def _is_chain(plan) -> bool:
 
 def exactness(sampling: str, rule: str, chain: bool) -> dict:
     """Whether the rule keeps p's distribution on children filled by ``sampling``, and why not."""
-    from sim.tree_rules import WRONG, is_exact
     exact = is_exact(sampling, rule, chain)
     why = None if exact else ("-".join((sampling, rule)) if (sampling, rule) in WRONG else "other")
     return {"exact": exact, "why": why, "chain": chain}
@@ -190,12 +193,11 @@ def run_json(lang: str, draft: str, shape: str, n: int, k: int, d: int, sampling
     """A run of ``tokens`` tokens (None: as many as the caps allow, up to 40), a tree each pass,
     and one pass in full (``trace``; None: the one the page opens on; NoSuchPass if the run made
     fewer)."""
-    from sim.tree_rules import generate_tree
     r = resolve(shape, n, k, sampling, rule, greedy)
     plan = make_plan(lang, draft, shape, n, r["k"], d, r["sampling"])
     tokens = tokens if tokens is not None else max(1, min(PAGE_TOKENS, tokens_cap(shape, n, r["k"], d)))
     models = load_models(lang)
-    M, ctx_tokens, ids = sc._context_ids(lang, context)
+    M, ctx_tokens, ids = shared.context_ids(lang, context)
     run = generate_tree(M, models[draft], ids, tokens, plan, np.random.default_rng(seed), rule=r["rule"],
                         greedy=greedy)
     at = _pick_pass(run.steps) if trace is None else trace
@@ -234,14 +236,14 @@ def pass_part(lang: str, v: dict) -> dict:
     out = run_json(lang, v["draft"], v["shape"], v["n"], v["k"], v["d"], v["sampling"], v["trule"], v["seed"])
     pj = out["pass"]
     written = [w["token"] for w in pj["written"]]
-    return {**out, "draft_name": sc.draft_name(v["draft"]), "context_text": joined(out["context"], lang),
+    return {**out, "draft_name": shared.draft_name(v["draft"]), "context_text": joined(out["context"], lang),
             "written_text": joined(written, lang), "n_written": len(written),
             "n_nodes": pj["tree"]["n"], "depth": pj["tree"]["depth"],
             "n_checks": sum(len(w["checks"]) for w in pj["walk"]),
             "n_refused": sum(not c["accepted"] for w in pj["walk"] for c in w["checks"]),
             "why_text": why_text(out["why"], out["plan"]["natural"]),
             # The predict-first answer's numbers (paths of their own: it sits in a closed box).
-            "answer": {"draft": sc.draft_name(v["draft"]), "p1": out["acceptance"][0], "p2": out["acceptance"][1]}}
+            "answer": {"draft": shared.draft_name(v["draft"]), "p1": out["acceptance"][0], "p2": out["acceptance"][1]}}
 
 
 def why_text(why: str | None, natural: str) -> str:
@@ -269,17 +271,14 @@ def tubes_json(lang: str, draft: str, sampling: str, rule: str | None, k: int, r
                seed: int, context: str = "") -> dict:
     """Plain sampling against a tree pass's first token from one context (default: where the
     mistakes show most, ``sim.tree_tubes.tree_tubes_context``), k guesses for it."""
-    from sim.tree import Plan
-    from sim.tree_rules import NATURAL
-    from sim.tree_tubes import run_tree_tubes, star, tree_tubes_context
     models = load_models(lang)
     M = models["trigram"]
     if context:
-        ctx_tokens = sc.tokenize(context, lang)
+        ctx_tokens = shared.tokenize(context, lang)
     else:
         ctx_tokens = list(tree_tubes_context(lang))
     rule = rule or NATURAL[sampling]
-    out = sc._plain(run_tree_tubes(M, models[draft], M.encode(ctx_tokens), Plan.fixed(star(k), sampling), rule,
+    out = shared.plain(run_tree_tubes(M, models[draft], M.encode(ctx_tokens), Plan.fixed(star(k), sampling), rule,
                                    rounds, trials, np.random.default_rng(seed)))
     out["context"] = ctx_tokens
     out["k"] = k
@@ -321,8 +320,6 @@ def tubes_part(lang: str, v: dict) -> dict:
 
 def budget_json(lang: str, draft: str, k: int, d: int, gpu: str, model: str, batch: int, ctx: int, c: float) -> dict:
     """The budget table (kept per process), its curves at this batch and the batch scan."""
-    from sim import tree_cost
-    from sim.tree_budget import budget_table
     table = budget_table(lang, draft, k, d)
     return {"table": table, "curves": tree_cost.curves(table, gpu, model, batch, ctx, c),
             "batch_scan": tree_cost.batch_scan(table, gpu, model, ctx, c)}
@@ -339,7 +336,6 @@ def _rounded(xs, digits: int = 4) -> list:
 
 
 def budget_part(lang: str, v: dict) -> dict:
-    from sim.tree_cost import METHODS
     b = budget_json(lang, v["draft"], v["k"], v["d"], v["gpu"], v["model"], v["batch"], v["ctx"], v["c"])
     cu, scan = b["curves"], b["batch_scan"]
     n = v["n"]
@@ -370,7 +366,7 @@ def budget_part(lang: str, v: dict) -> dict:
     return {
         "gpu": {"key": g.key, "label": g.label}, "model": {"key": m.key, "label": m.label},
         "n": n, "batch": v["batch"], "ctx": v["ctx"], "c": v["c"], "k": v["k"], "d": v["d"],
-        "draft_name": sc.draft_name(v["draft"]),
+        "draft_name": shared.draft_name(v["draft"]),
         "alpha": b["table"]["alpha"], "contexts": b["table"]["contexts"], "p1": b["table"]["acceptance"][1],
         # Sampled guesses against the draft's likeliest: which writes more at the reader's n.
         "likeliest_below_sampled": topk_n < chain_n,
