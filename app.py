@@ -30,7 +30,7 @@ VENDOR_MAX_AGE_S = 365 * 24 * 3600
 # One policy for every response; only frame-ancestors differs between embeds and full pages.
 # Styles allow 'unsafe-inline' because plotly sets style attributes and injects rules; scripts
 # never do: no inline scripts or handlers anywhere, and nothing from another origin.
-_CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
         "img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; "
         "base-uri 'self'; form-action 'self'; frame-ancestors {ancestors}")
 
@@ -55,7 +55,7 @@ def preferred_lang() -> str:
 
 def security_headers(resp):
     embed = request.path.startswith("/embed/")
-    resp.headers["Content-Security-Policy"] = _CSP.format(ancestors="*" if embed else "'self'")
+    resp.headers["Content-Security-Policy"] = CSP.format(ancestors="*" if embed else "'self'")
     if not embed:
         # Older browsers ignore frame-ancestors; X-Frame-Options has no "any site" value, so
         # embeds send none and rely on the CSP above.

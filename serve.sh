@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Start the app as a classroom is served, and stop all of it together:
 #   nginx    on the public address (SPECDEC_BIND, default 127.0.0.1:5000): reads every request
-#            whole under time limits and buffers every answer (serving/nginx.py says why);
+#            whole under time limits and buffers every answer (deploy/nginx.py says why);
 #   gunicorn behind it on a unix socket in a private run folder (gunicorn.conf.py).
 # The README's run command installs what is missing first, then calls this. Arguments go to
 # gunicorn. Settings (environment): SPECDEC_BIND, SPECDEC_HOSTS (the server's names; derived from
@@ -56,7 +56,7 @@ trap stop EXIT
 trap 'exit 143' TERM
 trap 'exit 130' INT
 
-python3 -m serving.nginx --listen "$PUBLIC" --upstream "unix:$RUN/gunicorn.sock" --run-dir "$RUN" \
+python3 -m deploy.nginx --listen "$PUBLIC" --upstream "unix:$RUN/gunicorn.sock" --run-dir "$RUN" \
   ${SPECDEC_ACCESS_LOG:+--access-log "$SPECDEC_ACCESS_LOG"} >"$RUN/nginx.conf"
 nginx -e stderr -q -t -p "$RUN" -c "$RUN/nginx.conf"
 

@@ -1,4 +1,4 @@
-"""The front proxy's configuration: ``python3 -m serving.nginx --listen ADDR --upstream unix:PATH
+"""The front proxy's configuration: ``python3 -m deploy.nginx --listen ADDR --upstream unix:PATH
 --run-dir DIR`` prints an nginx.conf that serves ADDR and passes every request to gunicorn.
 
 Why a proxy (issue 16; the figures are in the README): gunicorn's gthread worker gives a thread to
@@ -19,8 +19,14 @@ import os
 import sys
 from pathlib import Path
 
+from flask_babel import force_locale
+from flask_babel import gettext as _
 from jinja2 import DictLoader, Environment, StrictUndefined
+
+from app import CSP, create_app
 from corpus.text import LANGS
+from sim.usertext import MAX_BYTES
+from views.api.lab import upload_allowed
 
 HERE = Path(__file__).resolve().parent
 
@@ -49,13 +55,7 @@ def _nginx_string(s: str) -> str:
 
 def messages() -> dict[str, dict[str, str]]:
     """What nginx may say to a reader, in each language of the app's catalog."""
-    from flask_babel import force_locale
-    from flask_babel import gettext as _
-
-    from app import create_app
-    from sim.usertext import MAX_BYTES
     app = create_app({"TESTING": True})
-    from views.api.lab import upload_allowed
     out: dict[str, dict[str, str]] = {"specdec_msg_busy": {}, "specdec_msg_too_big": {},
                                       "specdec_allowed_upload": {}}
     with app.test_request_context():
@@ -71,8 +71,6 @@ def messages() -> dict[str, dict[str, str]]:
 
 def render(listen: str, upstream: str, run_dir: str, *, workers: str = "auto",
            access_log: str | None = None, log_level: str = "warn") -> str:
-    from app import _CSP
-    from sim.usertext import MAX_BYTES
     env = Environment(loader=DictLoader({
         "nginx.conf": (HERE / "nginx.conf.j2").read_text(encoding="utf-8"),
         "headers": _HEADERS,
@@ -82,7 +80,7 @@ def render(listen: str, upstream: str, run_dir: str, *, workers: str = "auto",
         access_log={"-": "/dev/stdout", None: "off", "": "off"}.get(access_log, access_log), log_level=log_level, connections=CONNECTIONS,
         header_timeout=HEADER_TIMEOUT_S, body_timeout=BODY_TIMEOUT_S, send_timeout=SEND_TIMEOUT_S,
         keepalive_timeout=KEEPALIVE_TIMEOUT_S, retry_after=RETRY_AFTER_S, max_body=MAX_BYTES,
-        csp=_CSP.format(ancestors="'self'"), messages=messages())
+        csp=CSP.format(ancestors="'self'"), messages=messages())
 
 
 def main(argv=None) -> int:
