@@ -6,7 +6,7 @@ process CPU time (time.process_time) over a few repetitions. Usage: python3 benc
 
 ``--tree``: only the token-tree section's requests (issue 13: /api/tree…, its answers, its embed),
 each at its caps (views/sections/trees.py, sim/params.py). Budget tables are kept per process
-(sim.tree_budget); the rows marked "a new table" empty that cache before each request.
+(sim.tree.budget); the rows marked "a new table" empty that cache before each request.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app import create_app  # noqa: E402
 from corpus.text import LANGS  # noqa: E402
-from sim import tree_budget  # noqa: E402
+from sim.tree import budget as tree_budget  # noqa: E402
 from sim.ngram import load_models  # noqa: E402
 from views.sections import lab as sections_lab  # noqa: E402
 

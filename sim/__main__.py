@@ -13,15 +13,16 @@ from dataclasses import asdict
 
 import numpy as np
 
-from . import examples, roofline, theory, tree_budget, tree_cost
+from . import examples, roofline, theory
+from .tree import budget as tree_budget, cost as tree_cost
 from . import params as P
 from .param import add_argument
-from . import tree as trees
+from .tree import fill as trees
 from .ngram import load_models
 from .speculative import generate
-from .tree_rules import NATURAL, generate_tree
-from .tree_shape import BRANCH_MAX, N_MAX
-from .tree_tubes import STAR, run_tree_tubes, star, tree_tubes_context
+from .tree.rules import NATURAL, generate_tree
+from .tree.shape import BRANCH_MAX, N_MAX
+from .tree.tubes import STAR, run_tree_tubes, star, tree_tubes_context
 from .tubes import run_tubes
 
 

@@ -21,9 +21,9 @@ from sim import roofline, speculative, theory, tubes
 from sim.param import Param, bool_, choice, float_, int_, spec, text
 from sim.speculative import DRAFTS, RULES   # the chain's drafts; the exact rule and two wrong ones
 from sim.theory import GAMMA_MAX            # guesses per pass anywhere (API, CLI, theory)
-from sim.tree import SAMPLINGS, SHAPES      # how a token tree is filled and shaped
-from sim.tree_rules import RULES as TREE_RULES   # a tree's checks: exact ones and wrong ones
-from sim.tree_shape import BRANCH_MAX, N_MAX as TREE_N_MAX   # children per node; guesses per pass
+from sim.tree.fill import SAMPLINGS, SHAPES      # how a token tree is filled and shaped
+from sim.tree.rules import RULES as TREE_RULES   # a tree's checks: exact ones and wrong ones
+from sim.tree.shape import BRANCH_MAX, N_MAX as TREE_N_MAX   # children per node; guesses per pass
 
 # ---- constants, each written once ---------------------------------------------------------------
 
@@ -56,7 +56,7 @@ CLI_DRAWS_MAX = 100_000
 CLI_BATCH_MAX = 65_536
 CLI_SEED_MAX = 2**63 - 1  # what numpy.random.default_rng accepts as one integer
 # Token trees (section 11, /api/tree...). Caps keep a request within the CPU budget of the others
-# (bench/cpu.py --tree; README): a budget table (sim.tree_budget) costs about 0.1 s to 0.26 s of
+# (bench/cpu.py --tree; README): a budget table (sim.tree.budget) costs about 0.1 s to 0.26 s of
 # CPU at k ≤ 8 and d ≤ 16 the first time, then is kept per process.
 TREE_K_MAX = 8           # children per node, the page's and the API's (sim allows BRANCH_MAX)
 TREE_D_MAX = 16          # levels of guesses, the page's and the API's

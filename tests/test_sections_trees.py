@@ -10,7 +10,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from sim import params as P
-from sim.tree_rules import EXACT, WRONG
+from sim.tree.rules import EXACT, WRONG
 from views.sections import trees as st
 from views.sections import answer
 
@@ -135,7 +135,7 @@ def test_the_tubes_count_what_they_drew_and_catch_the_blatant_mistake(app):
     assert t["tree"]["kept"] == sum(c["kept"] for c in a["cols"])
     assert sum(c["p"] for c in a["cols"]) == pytest.approx(1.0) and n
     # The draft's likeliest tokens checked as if drawn from q: the first token's distribution is
-    # 0.49 from p in total variation at "it ." (sim.tree_tubes), so 200 passes reject it.
+    # 0.49 from p in total variation at "it ." (sim.tree.tubes), so 200 passes reject it.
     for seed in (1, 2, 3):
         w = data(app, "trees.tubes", sampling="top", trule="specinfer", trounds=4, seed=seed)
         assert not w["check"]["exact"] and w["check"]["why"] == "top-specinfer" and w["draws"] == 200

@@ -2,14 +2,14 @@
 each one answer from the parameters it reads (sim/params.py) and each within the CPU budget of one
 request, like the lab's (but for a budget table this process has not made yet: README):
 
-* ``trees.pass``: a short run with a tree every pass (``sim.tree_rules.generate_tree``), one pass of
+* ``trees.pass``: a short run with a tree every pass (``sim.tree.rules.generate_tree``), one pass of
   it traced for stepping through (the tree with q and p at every node, the walk with every check and
   its uniform, the residual after each refused sibling, the tokens written, the attention mask), and
   the metrics a serving engine prints for the run (vLLM's SpecDecodingLogging line);
 * ``trees.tubes``: plain sampling against the first token of a tree pass, the rule a choice
-  (``sim.tree_tubes``), with a chi-square test of each tube;
+  (``sim.tree.tubes``), with a chi-square test of each tube;
 * ``trees.budget``: tokens per pass and speed-up against the node budget for chains and trees on the
-  chosen GPU, model, batch and context (``sim.tree_budget``, ``sim.tree_cost``: Sequoia §4.1 on the
+  chosen GPU, model, batch and context (``sim.tree.budget``, ``sim.tree.cost``: Sequoia §4.1 on the
   roofline, memory capacity included), and the batch from which trees stop paying.
 
 The JSON helpers are shared with views/api/tree.py, so the page and the API give the same numbers
@@ -21,15 +21,16 @@ import numpy as np
 from flask_babel import gettext as _
 
 from sim import params as P
-from sim import roofline, theory, tree_cost
-from sim import tree as trees
+from sim import roofline, theory
+from sim.tree import cost as tree_cost
+from sim.tree import fill as trees
 from sim.ngram import load_models
-from sim.tree import Plan
-from sim.tree_budget import acceptance as fitted
-from sim.tree_budget import budget_table
-from sim.tree_cost import METHODS
-from sim.tree_rules import NATURAL, WRONG, generate_tree, is_exact
-from sim.tree_tubes import run_tree_tubes, star, tree_tubes_context
+from sim.tree.fill import Plan
+from sim.tree.budget import acceptance as fitted
+from sim.tree.budget import budget_table
+from sim.tree.cost import METHODS
+from sim.tree.rules import NATURAL, WRONG, generate_tree, is_exact
+from sim.tree.tubes import run_tree_tubes, star, tree_tubes_context
 from views.sections import shared
 
 # Caps, in the work a request may do (bench/cpu.py, README: 8 to 18 ms of CPU at the caps, where
@@ -42,7 +43,7 @@ FIXED_WORK = 2000
 EAGLE_WORK = 2400
 PAGE_TOKENS = 40          # tokens the page's run writes (fewer where the caps say)
 TOP = 6                   # tokens listed for p, the residual and the draws
-STAR = 8                  # guesses for the first token in the page's tubes (sim.tree_tubes.STAR)
+STAR = 8                  # guesses for the first token in the page's tubes (sim.tree.tubes.STAR)
 TUBE_SHOWN = 7            # tokens with their own column in a tube (as section 6)
 TABLE_NS = (1, 2, 4, 8, 16, 32, 64)   # budgets the chart's fallback table lists (and the reader's n)
 CHART_METHODS = ("chain", "topk", "dynamic", "best", "sequoia")   # drawn (not the greedy chain)
@@ -270,7 +271,7 @@ def rule_name(rule: str) -> str:
 def tubes_json(lang: str, draft: str, sampling: str, rule: str | None, k: int, rounds: int, trials: int,
                seed: int, context: str = "") -> dict:
     """Plain sampling against a tree pass's first token from one context (default: where the
-    mistakes show most, ``sim.tree_tubes.tree_tubes_context``), k guesses for it."""
+    mistakes show most, ``sim.tree.tubes.tree_tubes_context``), k guesses for it."""
     models = load_models(lang)
     M = models["trigram"]
     if context:

@@ -32,10 +32,10 @@ from typing import Sequence
 
 import numpy as np
 
-from .dist import Dist, Support
-from .ngram import NGramModel
-from .speculative import CONTEXT_KEPT
-from .tree_shape import BRANCH_MAX, N_MAX, Shape, _check_int, attention_mask, best_shape
+from ..dist import Dist, Support
+from ..ngram import NGramModel
+from ..speculative import CONTEXT_KEPT
+from .shape import BRANCH_MAX, N_MAX, Shape, _check_int, attention_mask, best_shape
 
 SAMPLINGS = ("top", "iid", "wor")
 SHAPES = ("chain", "kary", "sequences", "dynamic", "best")

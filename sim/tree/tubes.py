@@ -27,12 +27,12 @@ from typing import Sequence
 
 import numpy as np
 
-from . import examples
-from .ngram import NGramModel, load_models
-from .tree import Plan, without
-from .tree_rules import check_children, check_rule, is_exact, tree_step
-from .tree_shape import Shape
-from .tubes import chi_square
+from .. import examples
+from ..ngram import NGramModel, load_models
+from .fill import Plan, without
+from .rules import check_children, check_rule, is_exact, tree_step
+from .shape import Shape
+from ..tubes import chi_square
 
 MIN_COUNT = 20      # a context the trigram has really seen (as sim.examples)
 STAR = 8            # guesses for the first token in the tubes

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import math
 
-from . import roofline
-from .tree_shape import N_MAX
+from .. import roofline
+from .shape import N_MAX
 
 CHAINS = ("chain", "greedy_chain")
 TREES = ("topk", "dynamic", "best", "sequoia")

@@ -35,14 +35,14 @@ from typing import Sequence
 
 import numpy as np
 
-from . import examples
-from .dist import overlap
-from .ngram import NGramModel, load_models
-from .speculative import CONTEXT_KEPT, DRAFTS, plain_decode
-from .theory import expected_tokens
-from .tree import eagle2, without
-from .tree_rules import check_children
-from .tree_shape import BRANCH_MAX, N_MAX, Shape, _check_int, best_curve, best_shapes
+from .. import examples
+from ..dist import overlap
+from ..ngram import NGramModel, load_models
+from ..speculative import CONTEXT_KEPT, DRAFTS, plain_decode
+from ..theory import expected_tokens
+from .fill import eagle2, without
+from .rules import check_children
+from .shape import BRANCH_MAX, N_MAX, Shape, _check_int, best_curve, best_shapes
 
 CONTEXTS = 32          # positions averaged over (each one tree per method; see bench/cpu.py)
 REPS = 8               # Sequoia's check run per position to estimate its acceptance vector
