@@ -59,8 +59,7 @@ def when_ready(server):
     from sim import params as P
     from sim.ngram import load_models
     from corpus.text import LANGS  # the app is loaded by now (preload_app)
-    from sim.tree.budget import acceptance, budget_table
-    from sim.tree.tubes import tree_tubes_context
+    from sim.tree import acceptance, budget_table, tree_tubes_context
     from views.sections.shared import default_context
 
     for lang in LANGS:

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app import create_app  # noqa: E402
 from corpus.text import LANGS  # noqa: E402
-from sim.tree import budget as tree_budget  # noqa: E402
+from sim import tree  # noqa: E402
 from sim.ngram import load_models  # noqa: E402
 from views.sections import lab as sections_lab  # noqa: E402
 
@@ -52,8 +52,8 @@ REQUESTS = [
 
 
 def _new_table() -> None:
-    tree_budget.budget_table.cache_clear()
-    tree_budget.acceptance.cache_clear()
+    tree.budget_table.cache_clear()
+    tree.acceptance.cache_clear()
 
 
 # Token trees at their caps: fixed shapes tokens × (n + 8) ≤ 2000 (27 tokens at n = 64), EAGLE-2

@@ -14,15 +14,12 @@ from dataclasses import asdict
 import numpy as np
 
 from . import examples, roofline, theory
-from .tree import budget as tree_budget, cost as tree_cost
+from . import tree as trees
 from . import params as P
 from .param import add_argument
-from .tree import fill as trees
 from .ngram import load_models
 from .speculative import generate
-from .tree.rules import NATURAL, generate_tree
-from .tree.shape import BRANCH_MAX, N_MAX
-from .tree.tubes import STAR, run_tree_tubes, star, tree_tubes_context
+from .tree import BRANCH_MAX, N_MAX, NATURAL, STAR, generate_tree, run_tree_tubes, star, tree_tubes_context
 from .tubes import run_tubes
 
 
@@ -106,7 +103,7 @@ def tree_plan(args) -> trees.Plan:
     sampling = args.sampling or ("top" if args.shape == "dynamic" or args.greedy else "wor")
     P = None
     if args.shape == "best":   # Sequoia's shape from the acceptance its own sampling gets
-        table = tree_budget.budget_table(args.lang, args.draft, args.k, args.d)
+        table = trees.budget_table(args.lang, args.draft, args.k, args.d)
         P = table["acceptance" if sampling == "top" else "sequoia_acceptance"]
     return trees.plan(args.shape, args.n, args.k, args.d, sampling, P)
 
@@ -132,10 +129,10 @@ def cmd_tree_tubes(args) -> dict:
 
 
 def cmd_tree_budget(args) -> dict:
-    table = tree_budget.budget_table(args.lang, args.draft, args.k, args.d)
+    table = trees.budget_table(args.lang, args.draft, args.k, args.d)
     roof = (args.gpu, args.model, args.batch, args.context)
-    return {"table": table, "curves": tree_cost.curves(table, *roof, args.c),
-            "batch_scan": tree_cost.batch_scan(table, args.gpu, args.model, args.context, args.c)}
+    return {"table": table, "curves": trees.curves(table, *roof, args.c),
+            "batch_scan": trees.batch_scan(table, args.gpu, args.model, args.context, args.c)}
 
 
 def add_tree_cli(sub) -> None:

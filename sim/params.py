@@ -21,9 +21,11 @@ from sim import roofline, speculative, theory, tubes
 from sim.param import Param, bool_, choice, float_, int_, spec, text
 from sim.speculative import DRAFTS, RULES   # the chain's drafts; the exact rule and two wrong ones
 from sim.theory import GAMMA_MAX            # guesses per pass anywhere (API, CLI, theory)
-from sim.tree.fill import SAMPLINGS, SHAPES      # how a token tree is filled and shaped
-from sim.tree.rules import RULES as TREE_RULES   # a tree's checks: exact ones and wrong ones
-from sim.tree.shape import BRANCH_MAX, N_MAX as TREE_N_MAX   # children per node; guesses per pass
+# How a token tree is filled and shaped, its checks (exact ones and wrong ones), children per node
+# and guesses per pass.
+from sim.tree import BRANCH_MAX, SAMPLINGS, SHAPES
+from sim.tree import N_MAX as TREE_N_MAX
+from sim.tree import RULES as TREE_RULES
 
 # ---- constants, each written once ---------------------------------------------------------------
 

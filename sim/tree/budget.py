@@ -42,7 +42,7 @@ from ..speculative import CONTEXT_KEPT, DRAFTS, plain_decode
 from ..theory import expected_tokens
 from .fill import eagle2, without
 from .rules import check_children
-from .shape import BRANCH_MAX, N_MAX, Shape, _check_int, best_curve, best_shapes
+from .shape import BRANCH_MAX, N_MAX, Shape, check_int, best_curve, best_shapes
 
 CONTEXTS = 32          # positions averaged over (each one tree per method; see bench/cpu.py)
 REPS = 8               # Sequoia's check run per position to estimate its acceptance vector
@@ -191,9 +191,9 @@ def measure(target: NGramModel, draft: NGramModel, ctxs: Sequence[Sequence[int]]
     """Tokens per pass (and depth) of every method for each budget n = 1..n_max (see the module
     docstring); ``fit``: the positions acceptance is measured on (or ``fit_acceptance`` of them,
     already measured); ``rng`` for Sequoia's checks."""
-    k = _check_int("k", k, 1, BRANCH_MAX)
-    d = _check_int("d", d, 1, N_MAX)
-    n_max = _check_int("n_max", n_max, 1, N_MAX)
+    k = check_int("k", k, 1, BRANCH_MAX)
+    d = check_int("d", d, 1, N_MAX)
+    n_max = check_int("n_max", n_max, 1, N_MAX)
     fitted = fit if isinstance(fit, dict) else fit_acceptance(target, draft, fit, rng)
     P, P_seq, alpha = fitted["acceptance"], fitted["sequoia_acceptance"], fitted["alpha"]
     shapes, seq_shapes = best_shapes(P, n_max, d), best_shapes(P_seq, n_max, d)

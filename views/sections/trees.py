@@ -22,15 +22,11 @@ from flask_babel import gettext as _
 
 from sim import params as P
 from sim import roofline, theory
-from sim.tree import cost as tree_cost
-from sim.tree import fill as trees
+from sim import tree as trees
 from sim.ngram import load_models
-from sim.tree.fill import Plan
-from sim.tree.budget import acceptance as fitted
-from sim.tree.budget import budget_table
-from sim.tree.cost import METHODS
-from sim.tree.rules import NATURAL, WRONG, generate_tree, is_exact
-from sim.tree.tubes import run_tree_tubes, star, tree_tubes_context
+from sim.tree import METHODS, NATURAL, WRONG, Plan, budget_table, generate_tree, is_exact
+from sim.tree import acceptance as fitted
+from sim.tree import run_tree_tubes, star, tree_tubes_context
 from views.sections import shared
 
 # Caps, in the work a request may do (bench/cpu.py, README: 8 to 18 ms of CPU at the caps, where
@@ -322,8 +318,8 @@ def tubes_part(lang: str, v: dict) -> dict:
 def budget_json(lang: str, draft: str, k: int, d: int, gpu: str, model: str, batch: int, ctx: int, c: float) -> dict:
     """The budget table (kept per process), its curves at this batch and the batch scan."""
     table = budget_table(lang, draft, k, d)
-    return {"table": table, "curves": tree_cost.curves(table, gpu, model, batch, ctx, c),
-            "batch_scan": tree_cost.batch_scan(table, gpu, model, ctx, c)}
+    return {"table": table, "curves": trees.curves(table, gpu, model, batch, ctx, c),
+            "batch_scan": trees.batch_scan(table, gpu, model, ctx, c)}
 
 
 def method_name(m: str) -> str:
