@@ -497,7 +497,7 @@ def best_gamma_edge(gpu: GPU | str, model: Model | str, batch: int, context: int
     beats plain decoding at this batch and context: gamma 0, speedup 1.0) or None."""
     g, s = best_gamma(gpu, model, batch, context, alpha, c, gamma_max)
     s_next = speculative(gpu, model, batch, context, gamma_max + 1, alpha, c)["speedup"]
-    return theory._edge(g, s, gamma_max, s_next)
+    return theory.search_edge(g, s, gamma_max, s_next)
 
 
 def batch_curve(gpu: GPU | str, model: Model | str, context: int, batches,

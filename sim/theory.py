@@ -71,10 +71,10 @@ def best_gamma_edge(alpha: float, c: float, gamma_max: int = GAMMA_MAX) -> dict:
     "best_speculative" keeps the best γ ≥ 1 and its (losing) speed-up. S(γ) = E(γ)/(γc + 1) rises
     then falls (a concave E over a line), so one look past the end decides "rising"."""
     g, s = best_gamma(alpha, c, gamma_max)
-    return _edge(g, s, gamma_max, speedup(alpha, gamma_max + 1, c))
+    return search_edge(g, s, gamma_max, speedup(alpha, gamma_max + 1, c))
 
 
-def _edge(g: int, s: float, gamma_max: int, s_next: float) -> dict:
+def search_edge(g: int, s: float, gamma_max: int, s_next: float) -> dict:
     """Shared by sim.roofline.best_gamma_edge: classify the best γ of a search over 1..gamma_max."""
     if s <= 1.0:  # a tie with plain decoding goes to plain decoding: nothing to draft
         return {"gamma": 0, "speedup": 1.0, "edge": "plain",

@@ -181,3 +181,27 @@ def test_no_private_names_across_modules():
            if _project(t) and t != m for n in names
            if n.startswith("_") and not n.startswith("__") and f"{t}.{n}" not in MODULES]
     assert not bad, "\n".join(sorted(set(bad)))
+
+
+def test_no_private_attributes_of_other_modules():
+    # module._name, where module is a project module this one imported (``from views.sections
+    # import speculative as sc`` then ``sc._plain``): a name private to its module is read elsewhere.
+    bad = []
+    for module, path in MODULES.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        aliases = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name in MODULES:
+                        aliases[a.asname or a.name.split(".")[0]] = a.name
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for a in node.names:
+                    if f"{node.module}.{a.name}" in MODULES:
+                        aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                    and node.value.id in aliases and node.attr.startswith("_")
+                    and not node.attr.startswith("__")):
+                bad.append(f"{module}:{node.lineno} reads {aliases[node.value.id]}.{node.attr}")
+    assert not bad, "\n".join(bad)
