@@ -205,3 +205,39 @@ def test_no_private_attributes_of_other_modules():
                     and not node.attr.startswith("__")):
                 bad.append(f"{module}:{node.lineno} reads {aliases[node.value.id]}.{node.attr}")
     assert not bad, "\n".join(bad)
+
+
+# The layers docs/design.md draws, top first: a module imports only its own layer or lower ones
+# (within a layer, test_no_cycles keeps the arrows one way). A module is in the layer of the
+# longest prefix that names it; the benchmarks and gunicorn's file are tools outside the layers.
+LAYERS = [
+    ("deploy",),
+    ("app",),
+    ("views.plate", "views.api"),
+    ("views.sections",),
+    ("views",),
+    ("serving",),
+    ("sim.__main__", "sim.params"),
+    ("sim",),
+    ("sim.param", "corpus"),
+]
+
+
+def _layer(module: str) -> int | None:
+    best, rank = -1, None
+    for i, prefixes in enumerate(LAYERS):
+        for p in prefixes:
+            if (module == p or module.startswith(p + ".")) and len(p) > best:
+                best, rank = len(p), i
+    return rank
+
+
+def test_each_layer_imports_only_itself_and_below():
+    bad = []
+    for m, t, _, line, _ in EDGES:
+        if t not in MODULES or m.split(".")[0] in ("bench",) or m == GUNICORN_CONF:
+            continue
+        a, b = _layer(m), _layer(t)
+        if a is not None and b is not None and b < a:
+            bad.append(f"{m}:{line} imports {t}, a layer above it")
+    assert not bad, "\n".join(bad)
