@@ -25,6 +25,7 @@ from flask_babel import format_decimal, format_percent, get_locale
 from jinja2 import Undefined, pass_context
 from markupsafe import Markup, escape
 
+from corpus.text import LANGUAGES, Language
 from sim import params
 from sim.param import query
 
@@ -42,15 +43,16 @@ def _pattern(decimals: int, grouped: bool = True) -> str:
     return ("#,##0" if grouped else "0") + ("." + "0" * decimals if decimals else "")
 
 
-def _zh() -> bool:
+def _language() -> Language:
+    """The reader's language (the request's locale; English outside a request)."""
     locale = get_locale()
-    return locale is not None and locale.language == "zh"
+    return LANGUAGES.get(locale.language if locale is not None else "", LANGUAGES["en"])
 
 
 def _grouped(x, decimals: int) -> bool:
     """Whether the rounded |x| has five digits or more before the point: Chinese leaves 4096
     ungrouped, as Intl's useGrouping "min2" does in format.js (CLDR's minimum grouping digits)."""
-    if not _zh():
+    if not _language().myriads:
         return True
     with decimal.localcontext(_HALF_UP):
         rounded = Decimal(str(abs(x))).quantize(Decimal(1).scaleb(-max(0, int(decimals))))
@@ -83,7 +85,7 @@ def compact(x) -> str:
     with Intl). English, and Chinese below 1万, keep every digit."""
     if missing(x):
         return MISSING
-    if not _zh() or abs(x) < 10_000:
+    if not _language().myriads or abs(x) < 10_000:
         return num(x, 0)
     # Three significant digits first, half away from zero as Intl rounds, and only then the
     # unit: 99,960,000 is 1亿, where babel alone would pick 万 and write 9996万.
@@ -95,7 +97,7 @@ def compact(x) -> str:
 def times(x: str) -> str:
     """A factor already written as digits ("1.74", "2.6–3.4"): "1.74×" in English, "1.74 倍" in
     Chinese (one convention for prose, readouts and charts; GLOSSARY.md)."""
-    return f"{x} 倍" if _zh() else f"{x}×"
+    return _language().times.format(x)
 
 
 # In Chinese a count with 万/亿 runs on into the word after it ("80.3亿个参数", "每秒 1.33万个词元"),
@@ -110,22 +112,27 @@ def tidy_zh(html: str) -> str:
     return _UNIT_SPACE.sub(r"\1", html)
 
 
+def typeset(html: str, lang: str | None) -> str:
+    """Rendered text with its language's spacing rules (tidy_zh where counts run in 万/亿)."""
+    return tidy_zh(html) if lang in LANGUAGES and LANGUAGES[lang].myriads else html
+
+
 # Punctuation around a phrase, in the reader's language: English puts a space before a bracket,
 # after a colon and between sentences; Chinese uses full-width marks and no spaces (GLOSSARY.md).
 # Globals, so macros imported without the page's context use them too.
 def paren(text) -> Markup:
     """" (text)" in English, "（text）" in Chinese."""
-    return Markup("（{}）" if _zh() else " ({})").format(text)
+    return Markup(_language().paren).format(text)
 
 
 def colon() -> str:
     """What joins a label to its value: ": " in English, "：" in Chinese."""
-    return "：" if _zh() else ": "
+    return _language().colon
 
 
 def gap() -> str:
     """The space between two sentences, or after a label: " " in English, none in Chinese."""
-    return "" if _zh() else " "
+    return _language().gap
 
 
 def prob(x) -> str:

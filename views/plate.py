@@ -12,10 +12,11 @@ import os
 from flask import Blueprint, abort, current_app, render_template, request, url_for
 from flask_babel import gettext as _
 
+from corpus.text import LANGS
 from sim import param
 from sim import params as P
 from views.choices import choice_labels, param_labels
-from views.format import tidy_zh
+from views.format import typeset
 from views.params import parse_lenient
 from views.sections import ANCHORS, BY_ANCHOR, SECTIONS, answers, reads
 
@@ -23,7 +24,7 @@ bp = Blueprint("plate", __name__)
 
 
 def _check_lang(lang: str) -> None:
-    if lang not in P.LANGS:
+    if lang not in LANGS:
         abort(404)
 
 
@@ -48,7 +49,7 @@ def _context(lang: str, embed: bool, anchor: str | None = None) -> dict:
     state, errors = page_state()
     query = param.query(state, P.PAGE)
     shown = (BY_ANCHOR[anchor],) if anchor else SECTIONS
-    other = "zh" if lang == "en" else "en"
+    other = next(code for code in LANGS if code != lang)   # the switch offers the other one
     return {
         "lang": lang,
         "other_lang": other,
@@ -72,7 +73,7 @@ def _context(lang: str, embed: bool, anchor: str | None = None) -> dict:
 def _render(template: str, **context) -> str:
     """The page in the reader's language; Chinese text gets its spacing rules (views/format.py)."""
     html = render_template(template, **context)
-    return tidy_zh(html) if context["lang"] == "zh" else html
+    return typeset(html, context["lang"])
 
 
 @bp.get("/<lang>/specdec/")

@@ -18,7 +18,7 @@ from flask import current_app
 from flask_babel import lazy_gettext as _l
 
 from sim import params as P
-from views.format import tidy_zh
+from views.format import typeset
 from views.sections import lab as sections_lab, roofline as sections_roofline
 from views.sections import speculative as sections_speculative, trees as sections_trees
 
@@ -118,5 +118,6 @@ def live_macros(unit: str) -> dict[str, object]:
 
 def live_html(unit: str, a: dict) -> dict[str, str]:
     """Each live block of the unit rendered from answer ``a``, by name (as data-live names it)."""
-    tidy = tidy_zh if a.get("lang") == "zh" else str
+    def tidy(html):
+        return typeset(html, a.get("lang"))
     return {name: tidy(str(macro(a)).strip()) for name, macro in live_macros(unit).items()}

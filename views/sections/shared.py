@@ -6,6 +6,7 @@ import numpy as np
 from flask_babel import gettext as _
 
 from corpus import tokenize as corpus_tokenize
+from corpus.text import LANGUAGES
 from sim import examples, roofline
 from sim.ngram import load_models
 
@@ -17,7 +18,7 @@ def tokenize(text: str, lang: str) -> list[str]:
 
 def default_context(lang: str) -> str:
     """The tubes' context (", when" in English; chosen from the data in Chinese)."""
-    return ("" if lang == "zh" else " ").join(examples.tubes_context(lang))
+    return LANGUAGES[lang].joiner.join(examples.tubes_context(lang))
 
 
 def context_ids(lang: str, context: str):

@@ -11,6 +11,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from corpus.text import LANGUAGES
 from sim import examples, roofline, theory
 from sim.ngram import load_models
 from sim.params import ROUNDS_MAX
@@ -131,7 +132,7 @@ def _tape(run: dict) -> list[dict]:
 def _example_json(lang):
     """An easy and a hard position chosen from the data by sim.examples, each with its context
     as the language writes it."""
-    sep = "" if lang == "zh" else " "
+    sep = LANGUAGES[lang].joiner
     return {k: {**e, "text": sep.join(e["tokens"])} for k, e in examples.easy_and_hard(lang).items()}
 
 
@@ -192,7 +193,7 @@ def draft(lang: str, v: dict) -> dict:
     first = run["steps"][0]
     return {"run": run, "first": first, "positions": v["gamma"] + 1,
             "first_written": len(first["written"]),
-            "first_guesses": ("" if lang == "zh" else " ").join(g["token"] for g in first["guesses"])}
+            "first_guesses": LANGUAGES[lang].joiner.join(g["token"] for g in first["guesses"])}
 
 
 def tape(lang: str, v: dict) -> dict:
@@ -234,7 +235,7 @@ def exact(lang: str, v: dict) -> dict:
     tubes = {k: val for k, val in tubes.items() if k != "samples"}
     power = tubes["power"]
     return {"tubes": tubes, "tube_cols": cols,
-            "context_text": ("" if lang == "zh" else " ").join(tubes["context"]),
+            "context_text": LANGUAGES[lang].joiner.join(tubes["context"]),
             "draft_name": draft_name(v["tdraft"]),
             "draws": tubes["rounds"] * tubes["trials"], "rounds_max": ROUNDS_MAX,
             "draws_max": ROUNDS_MAX * TUBES_TRIALS, "trials": TUBES_TRIALS,

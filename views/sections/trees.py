@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 from flask_babel import gettext as _
 
+from corpus.text import LANGUAGES
 from sim import params as P
 from sim import roofline, theory
 from sim import tree as trees
@@ -226,7 +227,7 @@ def run_json(lang: str, draft: str, shape: str, n: int, k: int, d: int, sampling
 
 
 def joined(tokens, lang: str) -> str:
-    return ("" if lang == "zh" else " ").join(tokens)
+    return LANGUAGES[lang].joiner.join(tokens)
 
 
 def pass_part(lang: str, v: dict) -> dict:
