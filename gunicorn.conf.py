@@ -65,7 +65,7 @@ def when_ready(server):
     for lang in LANGS:
         load_models(lang)
         default_context(lang)  # chosen from the data once, then cached
-        # Token trees (section 11): the tubes' context, the acceptance every shape is fitted to,
+        # Token trees (the `trees` section): the tubes' context, the acceptance every shape is fitted to,
         # and the budget table at the page's k and d for every draft (about 0.8 s in all, then
         # kept: a new table costs a request 0.1 to 0.3 s, bench/cpu.py --tree).
         tree_tubes_context(lang)

@@ -31,7 +31,7 @@ REQUESTS = [
      "/api/run?lang=zh&tokens=52&gamma=16&draft=bigram"),
     ("/api/run, counts only at the caps (105 tokens, γ 16), unigram",
      "/api/run?tokens=105&gamma=16&draft=unigram&trace=0"),
-    ("/api/run, counts only (200 tokens, γ 8): sections 7-8",
+    ("/api/run, counts only (200 tokens, γ 8): the sections `alpha` to `speedup`",
      "/api/run?tokens=200&gamma=8&trace=0"),
     ("/api/run, a widget's request (40 tokens, γ 4)", "/api/run?tokens=40&gamma=4"),
     ("/api/tubes, caps (20 rounds × 200 trials)", "/api/tubes?rounds=20&trials=200"),

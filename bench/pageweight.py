@@ -31,7 +31,7 @@ from views.sections import ANCHORS  # noqa: E402
 
 KIB = 1024
 # Bytes, compressed, with headers, on a settled first view, plotly.js apart. Measured with token
-# trees (section 11, about 27 KiB of it: its markup, three answers, script and styles): the full
+# trees (the `trees` section, about 27 KiB of it: its markup, three answers, script and styles): the full
 # page 182.2 KiB (en) / 190.2 KiB (zh), the whole-plate embed 176.1 / 183.3, one section 50.3–77.2
 # (the largest: trees). Before trees: 141.5 / 145.7, 136.6 / 140.2, 44.6–63.1.
 PAGE_BUDGET = 240 * KIB           # /<lang>/specdec/ and the whole-plate embed

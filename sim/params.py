@@ -57,7 +57,7 @@ CLI_TOKENS_MAX = 1_000_000
 CLI_DRAWS_MAX = 100_000
 CLI_BATCH_MAX = 65_536
 CLI_SEED_MAX = 2**63 - 1  # what numpy.random.default_rng accepts as one integer
-# Token trees (section 11, /api/tree...). Caps keep a request within the CPU budget of the others
+# Token trees (the `trees` section, /api/tree...). Caps keep a request within the CPU budget of the others
 # (bench/cpu.py --tree; README): a budget table (sim.tree.budget) costs about 0.1 s to 0.26 s of
 # CPU at k ≤ 8 and d ≤ 16 the first time, then is kept per process.
 TREE_K_MAX = 8           # children per node, the page's and the API's (sim allows BRANCH_MAX)
@@ -68,10 +68,10 @@ TREE_ROUNDS_MAX = TREE_TUBE_PASSES // TREE_TUBE_TRIALS
 
 
 
-# The page's sections and what reads what. Sections 3–5 step through the same 40-token run;
-# section 7 measures α on 200 tokens of it; 8 and 9 take that α unless `alpha` pins one; 13 runs
-# 60 tokens. Only section 6 (and no other) runs the chain's wrong rules; section 11 (trees) has its
-# own rules for trees, exact and wrong (`trule`).
+# The page's sections and what reads what. The sections `draft` to `rule` step through the same
+# 40-token run; the `alpha` section measures α on 200 tokens of it; `speedup` and `idle` take that
+# α unless `alpha` pins one; the bench runs 60 tokens. Only the `exact` section (and no other) runs
+# the chain's wrong rules; the `trees` section has its own rules for trees, exact and wrong (`trule`).
 _CHAIN = ("draft", "tape", "rule", "alpha", "speedup", "idle", "bench")
 _ROOF = ("onebyone", "batch", "idle", "selfdraft", "reader", "bench")
 
@@ -91,7 +91,7 @@ _TREES = _trees("pass", "tubes", "budget")
 
 
 LANG = choice("lang", LANGS, "en", help="the book (and the language of messages)")
-# Section 8 reads them too: it sets its speed-up against section 1's single-stream ceiling.
+# The `speedup` section reads them too: it sets its speed-up against the `onebyone` section's single-stream ceiling.
 GPU = choice("gpu", tuple(roofline.GPUS), "h100-sxm", help="a GPU preset (sim/roofline.py)",
              sections=_ROOF + ("speedup",) + _trees("budget"))
 MODEL = choice("model", tuple(roofline.MODELS), "llama-3.1-8b", help="a model preset (sim/roofline.py)",
@@ -117,23 +117,23 @@ EFF = roofline.CHECKS["efficiency"].but(
     name="eff", unit="of the ideal", step=0.01,
     help="the share of the roofline's speed an engine reaches (1: the ideal)",
     sections=("onebyone", "batch", "idle", "bench"))
-# Absent on the page: the α that section 7 measures for the chosen draft.
+# Absent on the page: the α that the `alpha` section measures for the chosen draft.
 ALPHA = theory.CHECKS["alpha"].but(help="acceptance rate α (absent: measured)", step=0.001,
                                    sections=("speedup", "idle"))
 DEPTH = choice("depth", DEPTHS, "picture", help="how deep each section explains")
-TDRAFT = choice("tdraft", DRAFTS, "bigram", help="the draft of section 6's tubes", sections=("exact",))
-# Section 6 starts with 5 rounds of 200 draws: enough to catch either wrong rule 9 times in 10 on
+TDRAFT = choice("tdraft", DRAFTS, "bigram", help="the draft of the tubes that test the rule", sections=("exact",))
+# The `exact` section starts with 5 rounds of 200 draws: enough to catch either wrong rule 9 times in 10 on
 # both books' contexts with any draft that differs from the target (sim/tubes.py, DEFAULT_ROUNDS;
 # the plate's one round of 50 caught resample-target 17 % of the time).
 ROUNDS = int_("rounds", 1, ROUNDS_MAX, tubes.DEFAULT_ROUNDS, unit=f"rounds of {tubes.DEFAULT_TRIALS}",
-              help="rounds poured into section 6's tubes", sections=("exact",))
+              help="rounds poured into the tubes that test the rule", sections=("exact",))
 TEXT = text("text", 64, help="sha256 of the reader's text (POST /api/lab/text)", pattern="[0-9a-f]{64}",
             sections=_LAB_TEXT)
 TLANG = choice("tlang", ("auto",) + LANGS, "auto", help="how the lab splits the reader's text",
                sections=_LAB_TEXT)
 LDRAFT = choice("ldraft", LAB_DRAFTS, "bigram", help="the lab's draft", sections=_lab("run", "compare"))
 ADAPT_ = choice("adapt", ADAPT, "off", help="the lab's adaptive γ", sections=_lab("run", "compare"))
-# Section 11, token trees: one pass stepped through ("trees.pass"), tubes for trees ("trees.tubes"),
+# The `trees` section, token trees: one pass stepped through ("trees.pass"), tubes for trees ("trees.tubes"),
 # tokens per pass and speed-up by node budget on the roofline ("trees.budget"). The tree's limits
 # (n, k, d) are the pass's and the chart's; the rule is the pass's and the tubes'.
 TREE_N = int_("n", 1, TREE_N_MAX, 8, unit="guesses", help="node budget: guesses per pass",

@@ -116,7 +116,7 @@ def extra_arithmetic(alpha: float, gamma: int) -> float:
 
 
 def summary(alpha: float, gamma: int, c: float, gamma_max: int = GAMMA_MAX) -> dict:
-    """Every number above for one (α, γ, c): what the CLI prints and the page's section 8 shows."""
+    """Every number above for one (α, γ, c): what the CLI prints and the page's `speedup` section shows."""
     best, best_s = best_gamma(alpha, c, gamma_max)
     return {
         "alpha": alpha, "gamma": gamma, "c": c,

@@ -35,7 +35,7 @@ WRONG_RULES = tuple(r for r in RULES if r != "exact")
 # cost time.
 ROUNDS_MAX = 20
 TRIALS_MAX = 200
-# A proposed start for section 6: 5 rounds of 200 = 1,000 draws catch both wrong rules with 90 %
+# A proposed start for the `exact` section: 5 rounds of 200 = 1,000 draws catch both wrong rules with 90 %
 # power on both languages' contexts with the bigram or unigram draft (the hardest needs 931), where
 # the plate's single round of 50 catches resample-target 17 % of the time in English, 8 % in
 # Chinese (so "no sign of a difference" was the likely reading).

@@ -22,7 +22,7 @@ language's example context (``CONTEXTS`` positions, seeded: where decoding actua
 Trees of *sampled* guesses are random even at one context; for them the positional-acceptance
 *model* is given (Sequoia §3.1), from acceptance measured on the second run:
 
-* ``chain``: the chain of sections 7–8 (guesses drawn from q, Leviathan's rule):
+* ``chain``: the chain of the sections `alpha` to `speedup` (guesses drawn from q, Leviathan's rule):
   1 + α + … + α^n with α the mean Σ min(p, q) (``sim.theory.expected_tokens``);
 * ``sequoia``: Sequoia's own method, children drawn without replacement and checked by its
   Algorithm 2, its acceptance vector estimated by running that check ``REPS`` times per position

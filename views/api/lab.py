@@ -1,4 +1,4 @@
-"""JSON routes for section 15, the lab: a reader's own text, runs on it, tubes, the break-even map.
+"""JSON routes for the `lab` section, the lab: a reader's own text, runs on it, tubes, the break-even map.
 
   POST /api/lab/text?lang=en|zh   body: the text (≤ 2 MB, any of sim.usertext's encodings)
                                   -> {"text": sha256, tokens, ..., "encoding": what it was read as}

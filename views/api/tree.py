@@ -1,4 +1,4 @@
-"""JSON routes for token trees (section 11): a run with one pass traced, tubes for trees, and what a
+"""JSON routes for token trees (the `trees` section): a run with one pass traced, tubes for trees, and what a
 node budget buys on the roofline.
 
   GET /api/tree         lang, draft, shape, sampling, rule, n, k, d, greedy, tokens, trace, seed, context

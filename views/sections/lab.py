@@ -1,4 +1,4 @@
-"""Server-side numbers for section 15, "Beyond the plate" (the lab), shared with views/api/lab.py.
+"""Server-side numbers for the `lab` section, "Beyond the plate" (the lab), shared with views/api/lab.py.
 
 The lab runs the bench on a source: one of the books (the default) or the reader's own text (known
 by its sha256; this process's cache holds its models, the shared store its text, see sim.usertext

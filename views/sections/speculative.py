@@ -25,8 +25,8 @@ from views.sections.shared import context_ids, draft_name, plain, weight_gpus
 PAGE_RUN_TOKENS = 40
 ALPHA_RUN_TOKENS = 200
 BENCH_RUN_TOKENS = 60  # the bench's run (as static/js/widgets/bench.js), for its no-script readouts
-TUBES_TRIALS = DEFAULT_TRIALS  # trials a round of section 6 (sim/tubes.py says why 200)
-# Section 6's "identical under greedy" row: plain greedy decoding against speculative greedy
+TUBES_TRIALS = DEFAULT_TRIALS  # trials a round of the `exact` section (sim/tubes.py says why 200)
+# The `exact` section's "identical under greedy" row: plain greedy decoding against speculative greedy
 # decoding from the tubes' context, token for token. Greedy verification keeps a guess only if it is
 # the target's arg-max and otherwise writes that arg-max, so the text is the target's own greedy
 # text, not only drawn from the same distribution (tests/test_speculative.py checks it in sim).
@@ -34,7 +34,7 @@ GREEDY_SAME_TOKENS = 24
 GREEDY_SAME_GAMMA = 4
 GAMMA_CURVE = range(1, GAMMA_MAX + 1)  # γ on the speed-up chart
 
-# Papers' reported results (section 8). Sources: Leviathan et al. 2023 (arXiv:2211.17192,
+# Papers' reported results (the `speedup` section). Sources: Leviathan et al. 2023 (arXiv:2211.17192,
 # Table 2: T5-XXL 11B + T5-small 77M, EnDe, TPU v4); Chen et al. 2023 (arXiv:2302.01318:
 # Chinchilla 70B + 4B draft, γ = 4, 14.1 ms vs 1.8 ms per token).
 PAPERS = [
@@ -136,7 +136,7 @@ def _example_json(lang):
     return {k: {**e, "text": sep.join(e["tokens"])} for k, e in examples.easy_and_hard(lang).items()}
 
 
-STRIP = 80      # positions on section 7's strip (as in static/js/widgets/alpha.js)
+STRIP = 80      # positions on the `alpha` section's strip (as in static/js/widgets/alpha.js)
 TUBE_SHOWN = 7  # tokens with their own column in a tube (as in static/js/widgets/exact.js)
 
 
@@ -169,8 +169,8 @@ def tube_view(tubes: dict) -> list[dict]:
 
 @lru_cache(maxsize=8)  # a few states' worth; each Run is at most 200 tokens of γ ≤ 8 (≈ 1 MB)
 def _long_run(lang: str, draft: str, gamma: int, greedy: bool, seed: int):
-    """The exact-rule run every speculative section shows part of: sections 3–5 step through its
-    first 40 tokens, the bench its first 60, section 7 measures α over all 200 (Run.head gives
+    """The exact-rule run every speculative section shows part of: the sections `draft` to `rule` step through its
+    first 40 tokens, the bench its first 60, the `alpha` section measures α over all 200 (Run.head gives
     what running the shorter lengths from the same seed would)."""
     return generate_run(lang, draft, gamma, greedy, "exact", ALPHA_RUN_TOKENS, seed)[0]
 
@@ -183,7 +183,7 @@ def _run(lang: str, v: dict, tokens: int, trace: bool = True) -> dict:
 
 
 def measured_alpha(lang: str, v: dict) -> float:
-    """α measured over section 7's 200-token run, to 3 decimals as the page prints it (so the
+    """α measured over the `alpha` section's 200-token run, to 3 decimals as the page prints it (so the
     sections that start from it round to the same speed-up)."""
     return round(float(_run(lang, v, ALPHA_RUN_TOKENS, trace=False)["alpha"]), 3)
 
@@ -294,7 +294,7 @@ def alpha(lang: str, v: dict) -> dict:
 
 
 def _ceiling(gpu: str, model: str, th: dict) -> dict:
-    """Section 1's single-stream ceiling for the page's GPU and model (on the GPUs the weights
+    """The `onebyone` section's single-stream ceiling for the page's GPU and model (on the GPUs the weights
     need), and what the section's speed-ups make of it: one stream past the ceiling that memory
     bandwidth sets on plain decoding, as Chen et al. measured."""
     g, m = roofline.GPUS[gpu], roofline.MODELS[model]

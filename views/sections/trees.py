@@ -1,4 +1,4 @@
-"""Section 11, "Many guesses at once": token trees on the counted models (issue 13), in three parts,
+"""The `trees` section, "Many guesses at once": token trees on the counted models (issue 13), in three parts,
 each one answer from the parameters it reads (sim/params.py) and each within the CPU budget of one
 request, like the lab's (but for a budget table this process has not made yet: README):
 
@@ -41,7 +41,7 @@ EAGLE_WORK = 2400
 PAGE_TOKENS = 40          # tokens the page's run writes (fewer where the caps say)
 TOP = 6                   # tokens listed for p, the residual and the draws
 STAR = 8                  # guesses for the first token in the page's tubes (sim.tree.tubes.STAR)
-TUBE_SHOWN = 7            # tokens with their own column in a tube (as section 6)
+TUBE_SHOWN = 7            # tokens with their own column in a tube (as the `exact` section)
 TABLE_NS = (1, 2, 4, 8, 16, 32, 64)   # budgets the chart's fallback table lists (and the reader's n)
 CHART_METHODS = ("chain", "topk", "dynamic", "best", "sequoia")   # drawn (not the greedy chain)
 # The SVG of a tree: columns by depth, rows by leaf (views and static/js/widgets/trees.js draw
@@ -220,7 +220,7 @@ def run_json(lang: str, draft: str, shape: str, n: int, k: int, d: int, sampling
         "tree_sizes": {"min": min(sizes), "max": max(sizes)},
         "pass_no": at, "pass_number": at + 1, "pass": pj,
         # The chain with as many guesses (γ = n): tokens per pass on average, from α measured on
-        # the same positions the shapes are fitted to (sections 7-8's formula).
+        # the same positions the shapes are fitted to (the formula of the sections `alpha` to `speedup`).
         "chain": {"gamma": n, "alpha": fit["alpha"], "tokens_per_pass": theory.expected_tokens(fit["alpha"], n)},
         "acceptance": fit["acceptance"][1:4],
     }

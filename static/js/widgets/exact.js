@@ -1,4 +1,4 @@
-// Section 6 "The same distribution": two tubes filled from one context, plain sampling from p
+// The `exact` section "The same distribution": two tubes filled from one context, plain sampling from p
 // (left) and speculative decoding's first token (right); the readouts, the chance of catching a
 // wrong rule and the greedy comparison are the section's live text. This draws the tubes from the
 // answer's columns (views/sections_speculative.tube_view: p and the counts per token): one ball per

@@ -1,4 +1,4 @@
-// Section 15, the lab: the bench on the reader's own text. The text stays in this browser (memory
+// The `lab` section, the lab: the bench on the reader's own text. The text stays in this browser (memory
 // and sessionStorage); the server keeps its models under the text's sha256 (the `text` parameter).
 // Everything the lab shows is the section's live text, answered part by part (sections.js); this
 // sends the text, sends it again when an answer says the server no longer has it, and draws the

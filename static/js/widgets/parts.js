@@ -1,4 +1,4 @@
-// Section 13: the labelled diagram. Each part is already a link; this only lights the part in
+// The `parts` section: the labelled diagram. Each part is already a link; this only lights the part in
 // the drawing while its entry in the list below has the pointer or the focus, and vice versa.
 // The part is drawn twice (wide: .parts-part, phones: .parts-tile; CSS shows one), so both light.
 export function mount(el) {

@@ -1,4 +1,4 @@
-// Section 11 "Many guesses at once": one tree pass stepped through (the tree with q and p at every
+// The `trees` section "Many guesses at once": one tree pass stepped through (the tree with q and p at every
 // node, the walk with each check and its random number, the residual after each refused sibling,
 // the tokens written, the attention mask); tubes for a tree pass's first token, the rule a choice;
 // tokens per pass and speed-up against the node budget, and the best chain and tree against the
@@ -270,7 +270,7 @@ export function mount(el, ctx) {
     if (!plainSvg) return;
     const data = a.tubes;
     const total = data.rounds * data.trials;
-    // The server's columns (views/sections_trees.tube_cols), drawn as section 6 draws its tubes.
+    // The server's columns (views/sections_trees.tube_cols), drawn as the `exact` section draws its tubes.
     renderTube(plainSvg, a.cols, "plain", total, t);
     renderTube(treeTube, a.cols, "tree", total, t);
     el.dataset.trule = data.rule;
