@@ -127,15 +127,18 @@ class Language:
     colon: str                              # what joins a label to its value
     paren: str                              # a phrase in brackets after a word
     times: str                              # a factor already written as digits
+    section_ref: str                        # a section's number where prose points to it
     myriads: bool                           # counts in 万/亿 (CLDR), digits grouped from five on
 
 
 LANGUAGES: dict[str, Language] = {
     "en": Language("en", "English", tokenize_en, EN_PATTERN, (ALICE_FILE,), _chapters,
-                   joiner=" ", gap=" ", colon=": ", paren=" ({})", times="{}×", myriads=False),
+                   joiner=" ", gap=" ", colon=": ", paren=" ({})", times="{}×",
+                   section_ref="{:02d}", myriads=False),
     "zh": Language("zh", "中文", tokenize_zh, "one Unicode character, whitespace dropped",
                    tuple(f"nahan/{name}" for name in NAHAN_FILES), _stories,
-                   joiner="", gap="", colon="：", paren="（{}）", times="{} 倍", myriads=True),
+                   joiner="", gap="", colon="：", paren="（{}）", times="{} 倍",
+                   section_ref="{}", myriads=True),
 }
 LANGS = tuple(LANGUAGES)
 

@@ -130,6 +130,12 @@ def colon() -> str:
     return _language().colon
 
 
+def section_ref(num: int) -> str:
+    """A section's number where a sentence points to it: "01" in English (as the contents list
+    prints it), "1" in Chinese (第 1 节)."""
+    return _language().section_ref.format(num)
+
+
 def gap() -> str:
     """The space between two sentences, or after a label: " " in English, none in Chinese."""
     return _language().gap
@@ -220,4 +226,4 @@ def init_app(app) -> None:
                                  symbols=symbols)
     # Globals, so macros imported without context (and rendered alone for /api/section) see them.
     app.jinja_env.globals.update(field=field, lookup=lookup, MISSING=MISSING, P=params,
-                                 url_query=query, story=story, paren=paren, colon=colon, gap=gap)
+                                 url_query=query, section_ref=section_ref, story=story, paren=paren, colon=colon, gap=gap)
