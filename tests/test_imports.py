@@ -43,6 +43,7 @@ def _module_files() -> dict[str, Path]:
 
 
 MODULES = _module_files()
+TREES = {m: ast.parse(path.read_text(encoding="utf-8"), str(path)) for m, path in MODULES.items()}
 
 
 def _is_package(name: str) -> bool:
@@ -91,7 +92,7 @@ def _edges():
     out = []
     for module, path in MODULES.items():
         visitor = _Imports(module)
-        visitor.visit(ast.parse(path.read_text(encoding="utf-8"), str(path)))
+        visitor.visit(TREES[module])
         for target, names, where, line in visitor.found:
             if not _project(target):
                 out.append((module, target, where, line, names))
@@ -164,7 +165,7 @@ def test_engine_reads_no_environment():
     for module, path in MODULES.items():
         if module.split(".")[0] not in ENGINE:
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(TREES[module]):
             if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv", "environb"):
                 bad.append(f"{module}:{node.lineno}")
     assert not bad, bad
@@ -188,7 +189,7 @@ def test_no_private_attributes_of_other_modules():
     # import speculative as sc`` then ``sc._plain``): a name private to its module is read elsewhere.
     bad = []
     for module, path in MODULES.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = TREES[module]
         aliases = {}
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
