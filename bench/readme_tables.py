@@ -1,4 +1,4 @@
-"""The README's tables that follow the code: the plate's sections (views/sections.py SECTIONS) and
+"""The README's tables that follow the code: the plate's sections (views/sections/__init__.py SECTIONS) and
 the page's URL parameters (sim/params.py PAGE, with their ranges, defaults and readers).
 
     python3 bench/readme_tables.py      prints both, as README.md "The page" has them

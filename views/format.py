@@ -103,7 +103,7 @@ def times(x: str) -> str:
 # In Chinese a count with 万/亿 runs on into the word after it ("80.3亿个参数", "每秒 1.33万个词元"),
 # where a plain figure keeps its space ("4096 个词元"): the space a sentence or template put after
 # the number goes when the number ends in 万 or 亿 and a Han character follows. Applied to every
-# rendered Chinese page and live block (views/plate.py, views/sections.py); format.js's tidy()
+# rendered Chinese page and live block (views/plate.py, views/sections/__init__.py); format.js's tidy()
 # does the same to what scripts write.
 _UNIT_SPACE = re.compile(r"(?<=[万亿])(</span>)?[ \t]+(?=[\u4e00-\u9fff])")
 

@@ -1,7 +1,7 @@
 """The plate blueprint: the page, the whole-plate embed and one-section embeds.
 
 Views stay thin: validate the URL state against the declarations (sim/params.py), ask
-views/sections.py for each shown section's answers, render. A bad query value never fails a page:
+views/sections/__init__.py for each shown section's answers, render. A bad query value never fails a page:
 the default is used and a notice says which value was ignored and what is allowed. A section whose
 numbers cannot be computed says so; the rest of the page stands.
 """

@@ -14,7 +14,7 @@ language's example context (``CONTEXTS`` positions, seeded: where decoding actua
 * ``topk``: the k likeliest children at every node, breadth first, depth ≤ d (``Shape.kary``);
 * ``dynamic``: EAGLE-2 with top-k k and depth d (``sim.tree.eagle2``); a smaller budget keeps the
   first nodes of the larger one's value order, so one tree per context gives every budget;
-* ``best``: Sequoia's dynamic programme (``sim.tree_shape``) on the acceptance vector measured on a
+* ``best``: Sequoia's dynamic programme (``sim.tree.shape``) on the acceptance vector measured on a
   second, separate run (P[k] = the mean of p(k-th likeliest token of q): the chance that the k-th
   child is the one kept); its shape for each budget then measured like the others. ``model`` is
   what the programme itself predicts under its positional-acceptance assumption.

@@ -2,7 +2,7 @@
 
 A token tree (SpecInfer, Miao et al. 2024, arXiv:2305.09781, Definition 3.1) puts several guesses
 at a position: node v's children are guesses for the token after the path root → v, all checked by
-the target in the same pass (``sim.tree_shape`` for the shapes and the attention mask). The draft q
+the target in the same pass (``sim.tree.shape`` for the shapes and the attention mask). The draft q
 fills the children of a node in one of three ways (``SAMPLINGS``):
 
 * ``top``: the k likeliest tokens of q, deterministic (SpecInfer §3's expansion from "the top-k
