@@ -117,6 +117,7 @@ class Language:
     record here (and its catalog), not a branch in every module that writes text."""
     code: str                               # the URL's and the catalog's ("en", "zh")
     name: str                               # in the language itself, for the language switch
+    html_lang: str                          # the pages' <html lang> (BCP 47)
     tokenize: Callable[[str], list[str]]    # text -> tokens, as the book was split
     tokenizer: str                          # the tokens' rule in words (the snapshot records it)
     sources: tuple[str, ...]                # the book's files under ../shared/corpus
@@ -132,10 +133,10 @@ class Language:
 
 
 LANGUAGES: dict[str, Language] = {
-    "en": Language("en", "English", tokenize_en, EN_PATTERN, (ALICE_FILE,), _chapters,
+    "en": Language("en", "English", "en", tokenize_en, EN_PATTERN, (ALICE_FILE,), _chapters,
                    joiner=" ", gap=" ", colon=": ", paren=" ({})", times="{}×",
                    section_ref="{:02d}", myriads=False),
-    "zh": Language("zh", "中文", tokenize_zh, "one Unicode character, whitespace dropped",
+    "zh": Language("zh", "中文", "zh-CN", tokenize_zh, "one Unicode character, whitespace dropped",
                    tuple(f"nahan/{name}" for name in NAHAN_FILES), _stories,
                    joiner="", gap="", colon="：", paren="（{}）", times="{} 倍",
                    section_ref="{}", myriads=True),

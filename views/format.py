@@ -226,4 +226,4 @@ def init_app(app) -> None:
                                  symbols=symbols)
     # Globals, so macros imported without context (and rendered alone for /api/section) see them.
     app.jinja_env.globals.update(field=field, lookup=lookup, MISSING=MISSING, P=params,
-                                 url_query=query, section_ref=section_ref, story=story, paren=paren, colon=colon, gap=gap)
+                                 url_query=query, section_ref=section_ref, LANGUAGES=LANGUAGES, story=story, paren=paren, colon=colon, gap=gap)
