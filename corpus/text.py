@@ -126,6 +126,8 @@ class Language:
     joiner: str                             # between two tokens written out: a space, or none
     gap: str                                # between two sentences, or after a label
     colon: str                              # what joins a label to its value
+    comma: str                              # between two items of a list or a citation
+    full_stop: str                          # at the end of a sentence
     paren: str                              # a phrase in brackets after a word
     times: str                              # a factor already written as digits
     section_ref: str                        # a section's number where prose points to it
@@ -134,11 +136,11 @@ class Language:
 
 LANGUAGES: dict[str, Language] = {
     "en": Language("en", "English", "en", tokenize_en, EN_PATTERN, (ALICE_FILE,), _chapters,
-                   joiner=" ", gap=" ", colon=": ", paren=" ({})", times="{}×",
+                   joiner=" ", gap=" ", colon=": ", comma=", ", full_stop=".", paren=" ({})", times="{}×",
                    section_ref="{:02d}", myriads=False),
     "zh": Language("zh", "中文", "zh-CN", tokenize_zh, "one Unicode character, whitespace dropped",
                    tuple(f"nahan/{name}" for name in NAHAN_FILES), _stories,
-                   joiner="", gap="", colon="：", paren="（{}）", times="{} 倍",
+                   joiner="", gap="", colon="：", comma="，", full_stop="。", paren="（{}）", times="{} 倍",
                    section_ref="{}", myriads=True),
 }
 LANGS = tuple(LANGUAGES)
