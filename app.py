@@ -4,10 +4,9 @@ Run with `gunicorn 'app:create_app()'` or `flask --app app run`.
 """
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 
-from flask import Flask, jsonify, redirect, render_template, request, send_file, url_for
+from flask import Flask, abort, jsonify, redirect, render_template, request, send_file, url_for
 from flask_babel import Babel
 from flask_babel import gettext as _
 from werkzeug.exceptions import HTTPException
@@ -22,9 +21,9 @@ HERE = Path(__file__).resolve().parent
 # specdec_site/ beside it (setup.py).
 SITE = HERE / "specdec_site" if (HERE / "specdec_site").is_dir() else HERE
 
-# plotly.js ships inside the Python plotly package; we serve that file so nothing loads from a CDN.
-PLOTLY_JS = resources.files("plotly") / "package_data" / "plotly.min.js"
-# A year: the file only changes when the plotly package is upgraded (then the ETag changes too).
+# The browser's files from npm (plotly.js): serving/vendor.py's table, served under /vendor/ from
+# our origin, never a CDN. A year: a file changes only when package-lock.json pins another
+# version (then its ETag changes too).
 VENDOR_MAX_AGE_S = 365 * 24 * 3600
 
 # One policy for every response; only frame-ancestors differs between embeds and full pages.
@@ -88,8 +87,16 @@ def create_app(test_config: dict | None = None) -> Flask:
     from views.plate import bp as plate_bp
     app.register_blueprint(plate_bp)
     app.register_blueprint(api_bp)
+    from views.teach import bp as teach_bp
+    app.register_blueprint(teach_bp)
+    from views.classroom import bp as classroom_bp
+    app.register_blueprint(classroom_bp)
 
     app.after_request(security_headers)
+    # A POST from another site's page (an upload a visiting student's browser was made to send)
+    # is refused before any view runs (serving/origin.py).
+    from serving import origin
+    origin.init_app(app)
     # ETag, Cache-Control, compression and the per-URL render cache (views/caching.py).
     from views import caching
     caching.init_app(app)
@@ -107,11 +114,30 @@ def create_app(test_config: dict | None = None) -> Flask:
         # Browsers ask for /favicon.ico on their own (embeds, error pages): point them at ours.
         return redirect(url_for("static", filename="favicon.svg"), code=301)
 
-    @app.get("/vendor/plotly.min.js")
-    def plotly_js():
-        with resources.as_file(PLOTLY_JS) as path:
-            resp = send_file(path, mimetype="text/javascript", max_age=VENDOR_MAX_AGE_S,
-                             conditional=True, etag=True)
+    @app.get("/vendor/<name>")
+    def vendor(name: str):
+        # Only the table's names: nothing else under node_modules/ is reachable.
+        from serving import vendor as vendored
+        if name not in vendored.FILES:
+            abort(404)
+        path = vendored.source(name, SITE)
+        if not path.is_file():
+            app.logger.error("vendor: %s is missing (run `npm ci`, or bash install.sh)", path)
+            abort(404)
+        resp = send_file(path, mimetype=vendored.mimetype(name), max_age=VENDOR_MAX_AGE_S,
+                         conditional=True, etag=True)
+        resp.headers["Cache-Control"] = f"public, max-age={VENDOR_MAX_AGE_S}, immutable"
+        return resp
+
+    @app.get("/vendor/<name>")
+    def vendor_npm(name: str):
+        if name not in VENDOR_NPM:
+            abort(404)
+        path = NODE_MODULES / VENDOR_NPM[name]
+        if not path.is_file():
+            abort(404)
+        resp = send_file(path, mimetype="text/javascript", max_age=VENDOR_MAX_AGE_S,
+                         conditional=True, etag=True)
         resp.headers["Cache-Control"] = f"public, max-age={VENDOR_MAX_AGE_S}, immutable"
         return resp
 

@@ -37,9 +37,19 @@ keepalive = 5
 preload_app = True
 
 # Bounded request line and headers: a huge query never reaches the app (gunicorn answers 414).
+# Behind nginx (a unix socket) nginx's tighter bounds refuse first, as JSON: its 16 kB of headers
+# cannot carry more fields than gunicorn's largest count, so gunicorn never refuses a request.
+_behind_nginx = bind.startswith("unix:")
 limit_request_line = 4094
-limit_request_fields = 100
+limit_request_fields = 32768 if _behind_nginx else 100
 limit_request_field_size = 8190
+
+# gunicorn's socket: 0600 (serve.sh lets the group of nginx's workers in when started as root),
+# in serve.sh's private run folder, so only nginx reaches it. gunicorn trusts X-Forwarded-* from
+# a unix socket, i.e. from nginx, which always sets them; over TCP, from no address (run bare,
+# gunicorn has no proxy in front, and a local client must not pick the scheme pages print).
+umask = 0o177 if _behind_nginx else 0o022
+forwarded_allow_ips = ""
 
 accesslog = os.environ.get("SPECDEC_ACCESS_LOG")  # off unless asked for ("-" is stdout)
 errorlog = "-"
@@ -75,6 +85,11 @@ def when_ready(server):
     app = server.app.callable
     if app is None or not hasattr(app, "test_client"):
         return
+    # The readers' texts' store, made now so its trouble (a folder that cannot be made, given
+    # up for another) is in the log at start-up, and inherited by every worker.
+    from serving import textstore
+    with app.app_context():
+        server.log.info("text store: %s", textstore.describe(textstore.current()))
     client = app.test_client()
     headers = {"Accept-Encoding": "gzip, deflate, br, zstd"}
     # The render cache is keyed by Host (pages print their own address), so warm it under the

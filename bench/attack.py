@@ -54,6 +54,9 @@ ATTACKS = ("baseline", "partial", "slow-headers", "silent", "slow-body", "slow-r
 
 # ---- the server --------------------------------------------------------------------------------
 
+PER_ADDRESS_LIMITS = False
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind((HOST, 0))
@@ -66,6 +69,12 @@ def start_server(kind: str, port: int, run_dir: Path) -> subprocess.Popen:
     if kind == "nginx":
         cmd = ["./serve.sh"]
         env["SPECDEC_BIND"] = f"{HOST}:{port}"
+        # Every attack comes from 127.0.0.1: the per-address upload limits (deploy/nginx.py)
+        # would refuse the memory scenarios' texts after the first few (--per-address-limits
+        # keeps them, to see them refuse).
+        if not PER_ADDRESS_LIMITS:
+            env.setdefault("SPECDEC_UPLOADS_PER_MIN", "100000")
+            env.setdefault("SPECDEC_UPLOADS_PER_ADDR", "64")
     else:
         cmd = ["gunicorn", "app:create_app()", "-c", "gunicorn.conf.py", "--bind", f"{HOST}:{port}"]
         env["SPECDEC_HOSTS"] = f"{HOST}:{port}"
@@ -432,7 +441,11 @@ def main(argv=None) -> int:
     ap.add_argument("--seconds", type=float, default=20, help="per attack (1..120)")
     ap.add_argument("--only", default=",".join(ATTACKS))
     ap.add_argument("--texts", type=int, default=50, help="texts of 1 MB for the 'texts' attack (1..200)")
+    ap.add_argument("--per-address-limits", action="store_true",
+                    help="keep nginx's per-address upload limits (all attacks come from one address)")
     a = ap.parse_args(argv)
+    global PER_ADDRESS_LIMITS
+    PER_ADDRESS_LIMITS = a.per_address_limits
     if not (1 <= a.conns <= 1000 and 1 <= a.seconds <= 120 and 1 <= a.texts <= 200):
         ap.error("--conns 1..1000, --seconds 1..120, --texts 1..200")
     only = [x for x in a.only.split(",") if x]

@@ -130,18 +130,18 @@ class Language:
     full_stop: str                          # at the end of a sentence
     paren: str                              # a phrase in brackets after a word
     times: str                              # a factor already written as digits
-    section_ref: str                        # a section's number where prose points to it
     myriads: bool                           # counts in 万/亿 (CLDR), digits grouped from five on
+    full_width: bool                        # full-width punctuation: views.format.tidy_zh's rules
 
 
 LANGUAGES: dict[str, Language] = {
     "en": Language("en", "English", "en", tokenize_en, EN_PATTERN, (ALICE_FILE,), _chapters,
                    joiner=" ", gap=" ", colon=": ", comma=", ", full_stop=".", paren=" ({})", times="{}×",
-                   section_ref="{:02d}", myriads=False),
+                   myriads=False, full_width=False),
     "zh": Language("zh", "中文", "zh-CN", tokenize_zh, "one Unicode character, whitespace dropped",
                    tuple(f"nahan/{name}" for name in NAHAN_FILES), _stories,
-                   joiner="", gap="", colon="：", comma="，", full_stop="。", paren="（{}）", times="{} 倍",
-                   section_ref="{}", myriads=True),
+                   joiner="", gap="", colon="：", comma="，", full_stop="。", paren="（{}）", times="{}\u00a0倍",
+                   myriads=True, full_width=True),
 }
 LANGS = tuple(LANGUAGES)
 

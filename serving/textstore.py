@@ -18,7 +18,10 @@ Two stores, chosen by one setting:
   every read renews; the Redis server's own ``maxmemory`` with ``allkeys-lru`` bounds it in bytes.
 
 A store that fails (a full disk, Redis down) is logged and read as "not there": the reader is
-asked to send the text again, never shown a 500.
+asked to send the text again, never shown a 500. A Redis that hangs (accepts, never answers)
+costs one request a short time-out, then the store stops asking for a while (a circuit
+breaker), so readers do not each wait on it. A folder that cannot be made (a service user
+without a writable home) gives way to one that can, said in the log when the app starts.
 """
 from __future__ import annotations
 
@@ -38,8 +41,12 @@ DEFAULT_DIR_BYTES = 512 * 1024 * 1024
 # Redis: a text not read for a week goes (a course meets at least weekly); reads renew it.
 REDIS_TTL_S = 7 * 24 * 3600
 REDIS_PREFIX = "specdec:text:"
-# Redis answers on a LAN in a millisecond; a store that does not answer in 2 s is down.
-REDIS_TIMEOUT_S = 2.0
+# Redis answers on a LAN in a millisecond; one that has not answered in a quarter of a second is
+# in trouble, and a reader waits at most that long for it.
+REDIS_TIMEOUT_S = 0.25
+# After a failure the store is not asked again for this long (each worker decides alone): a
+# hung Redis then costs a request nothing, and the text is simply asked for again.
+REDIS_BREAK_S = 30.0
 
 
 def _check(sha: str) -> str:
@@ -79,7 +86,7 @@ class DirStore:
         path = self._path(sha)
         try:
             data = path.read_bytes()
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             return None
         except OSError:
             log.exception("text store: cannot read %s", path)
@@ -92,7 +99,11 @@ class DirStore:
 
     def put(self, sha: str, data: bytes) -> bool:
         path = self._path(sha)
-        if path.exists():
+        try:
+            there = path.exists()
+        except OSError:
+            there = False
+        if there:
             self._touch(path)
             return True
         if len(data) > self.max_bytes:
@@ -116,7 +127,11 @@ class DirStore:
         """Delete the least recently used texts until the folder holds at most max_bytes;
         how many went. Several workers may prune at once: a file already gone is fine."""
         entries = []
-        for e in os.scandir(self.folder):
+        try:
+            listing = list(os.scandir(self.folder))
+        except OSError:
+            return 0
+        for e in listing:
             try:
                 st = e.stat()
             except FileNotFoundError:
@@ -154,36 +169,101 @@ class DirStore:
 
 
 class RedisStore:
-    """Texts as Redis keys (``specdec:text:<sha256>``), each living ``ttl_s`` past its last read."""
+    """Texts as Redis keys (``specdec:text:<sha256>``), each living ``ttl_s`` past its last read.
+
+    Every call waits at most ``timeout_s``; a failure opens the breaker for ``break_s``, during
+    which get answers None and put False at once, without asking Redis."""
 
     kind = "redis"
 
-    def __init__(self, url: str, ttl_s: int = REDIS_TTL_S):
+    def __init__(self, url: str, ttl_s: int = REDIS_TTL_S, *, timeout_s: float = REDIS_TIMEOUT_S,
+                 break_s: float = REDIS_BREAK_S, clock=time.monotonic):
         import redis   # only needed when a Redis is configured
         self.url = url
         self.ttl_s = int(ttl_s)
-        self._r = redis.Redis.from_url(url, socket_timeout=REDIS_TIMEOUT_S,
-                                       socket_connect_timeout=REDIS_TIMEOUT_S)
+        self.break_s = float(break_s)
+        self._clock = clock
+        self._open_until = 0.0
+        self._r = redis.Redis.from_url(url, socket_timeout=timeout_s,
+                                       socket_connect_timeout=timeout_s)
         self._errors = (redis.RedisError, OSError)
 
+    @property
+    def broken(self) -> bool:
+        """True while the breaker is open (a recent failure): Redis is not asked."""
+        return self._clock() < self._open_until
+
+    def _fail(self, what: str) -> None:
+        log.warning("text store: Redis %s failed; not asking it for %.0f s", what, self.break_s,
+                    exc_info=True)
+        self._open_until = self._clock() + self.break_s
+
     def get(self, sha: str) -> bytes | None:
+        key = REDIS_PREFIX + _check(sha)
+        if self.broken:
+            return None
         try:
-            data = self._r.getex(REDIS_PREFIX + _check(sha), ex=self.ttl_s)
+            data = self._r.getex(key, ex=self.ttl_s)
         except self._errors:
-            log.exception("text store: Redis get failed")
+            self._fail("get")
             return None
         return _intact(sha, data)
 
     def put(self, sha: str, data: bytes) -> bool:
+        key = REDIS_PREFIX + _check(sha)
+        if self.broken:
+            return False
         try:
-            self._r.set(REDIS_PREFIX + _check(sha), data, ex=self.ttl_s)
+            self._r.set(key, data, ex=self.ttl_s)
         except self._errors:
-            log.exception("text store: Redis set failed")
+            self._fail("set")
             return False
         return True
 
 
-def from_config(config) -> DirStore | RedisStore:
+class NullStore:
+    """No store at all (no folder could be made): every text reads as missing, nothing is kept."""
+
+    kind = "none"
+
+    def get(self, sha: str) -> bytes | None:
+        _check(sha)
+        return None
+
+    def put(self, sha: str, data: bytes) -> bool:
+        _check(sha)
+        return False
+
+
+def fallback_dirs() -> list[Path]:
+    """Where texts go when the configured folder cannot be made, in order: the user's cache
+    folder, then one in the system's temporary folder (per user)."""
+    uid = os.getuid() if hasattr(os, "getuid") else "user"
+    return [default_dir(), Path(tempfile.gettempdir()) / f"specdec-texts-{uid}"]
+
+
+def dir_store(folder, max_bytes: int) -> DirStore | NullStore:
+    """A DirStore in ``folder``, or in the first of ``fallback_dirs()`` that can be made (logged
+    as a warning), or a NullStore (logged as an error): never an exception."""
+    tried = []
+    for candidate in [Path(folder), *fallback_dirs()]:
+        if candidate in tried:
+            continue
+        tried.append(candidate)
+        try:
+            store = DirStore(candidate, max_bytes)
+        except OSError as e:
+            log.warning("text store: cannot make the folder %s (%s)", candidate, e.strerror or e)
+            continue
+        if candidate != Path(folder):
+            log.warning("text store: readers' texts go to %s instead of %s", candidate, folder)
+        return store
+    log.error("text store: no folder could be made (%s); readers' texts are not kept",
+              ", ".join(map(str, tried)))
+    return NullStore()
+
+
+def from_config(config) -> DirStore | RedisStore | NullStore:
     """The store a Flask config (or any mapping) asks for: Redis if ``TEXT_STORE_REDIS`` or
     ``SPECDEC_REDIS_URL`` is set, else the folder ``TEXT_STORE_DIR`` / ``SPECDEC_TEXT_DIR``
     (default ``default_dir()``) bounded by ``TEXT_STORE_BYTES`` / ``SPECDEC_TEXT_STORE_MB``."""
@@ -194,7 +274,18 @@ def from_config(config) -> DirStore | RedisStore:
     max_bytes = config.get("TEXT_STORE_BYTES")
     if max_bytes is None and os.environ.get("SPECDEC_TEXT_STORE_MB"):
         max_bytes = int(os.environ["SPECDEC_TEXT_STORE_MB"]) * 1024 * 1024
-    return DirStore(folder, DEFAULT_DIR_BYTES if max_bytes is None else max_bytes)
+    return dir_store(folder, DEFAULT_DIR_BYTES if max_bytes is None else max_bytes)
+
+
+def describe(store) -> str:
+    """One line for the log: which store, and where."""
+    if isinstance(store, DirStore):
+        return f"folder {store.folder} (at most {store.max_bytes // (1024 * 1024)} MB)"
+    if isinstance(store, RedisStore):
+        from urllib.parse import urlsplit
+        u = urlsplit(store.url)
+        return f"Redis {u.scheme}://{u.hostname}:{u.port or 6379}{u.path}"   # no password
+    return "none (texts are not kept)"
 
 
 def current():

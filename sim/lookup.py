@@ -89,17 +89,19 @@ def generate_lookup(target: NGramModel, history: Sequence[int], n_tokens: int, g
 
     ``history`` is the whole prompt the lookup may copy from; the Run's context shows only its last
     ``shown_context`` tokens. The overlap Σ min(p, q) at a written position is p(x) where a guess x
-    was checked, and 0 where nothing was proposed (no guess, nothing to keep)."""
+    was checked, and 0 where nothing was proposed (no guess, nothing to keep); α, as for every draft,
+    averages only the positions where a guess was checked (``Run.checked``)."""
     check_args(gamma, rule)
     if n_tokens < 1:
         raise ValueError("n_tokens must be at least 1")
     text = list(history)
     index = NgramIndex(text)
     start = len(text)
-    steps, overlaps = [], []
+    steps, overlaps, checked = [], [], []
     while len(text) - start < n_tokens:
         step = lookup_step(target, text, gamma, rng, greedy=greedy, rule=rule, index=index)
         for i, (tok, _) in enumerate(step.written):
+            checked.append(i < len(step.proposals))
             if i < len(step.proposals):
                 overlaps.append(step.proposals[i].overlap)
             else:
@@ -107,7 +109,8 @@ def generate_lookup(target: NGramModel, history: Sequence[int], n_tokens: int, g
             text.append(tok)
             index.append(tok)
         steps.append(step)
-    return Run(tuple(history[-shown_context:]), text[start:start + n_tokens], steps, overlaps, gamma)
+    return Run(tuple(history[-shown_context:]), text[start:start + n_tokens], steps, overlaps, gamma,
+               checked=checked)
 
 
 def lookup_stats(run: Run) -> dict:

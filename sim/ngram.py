@@ -26,11 +26,27 @@ import numpy as np
 import corpus
 
 from .dist import Base, Dist, Support
+from .memo import ByteMemo
 
 MODEL_ORDERS = {"unigram": 1, "bigram": 2, "trigram": 3}
 UNK = -1  # id of a context token outside the vocabulary: the model backs off past it
-# Distributions each model keeps (most recent first out): sparse ones, and dense vectors.
+# Distributions each model keeps (least recently used out first), in bytes: sparse ones (a few
+# hundred numbers each, so thousands fit), and dense vectors (V floats each, 24 kB for English).
+# A book's six models (two languages, three orders) hold at most 6 × 10 MiB; a 10,000-token
+# run reads about 12,000 contexts of the target (21 MiB), so the sparse bound decides its speed.
+SPARSE_CACHE_BYTES, DENSE_CACHE_BYTES = 8 * 1024 * 1024, 2 * 1024 * 1024
+# What each used to keep by count, for estimates that count per-entry bookkeeping.
 SPARSE_CACHE, DENSE_CACHE = 4096, 256
+
+
+def _dist_bytes(d: Dist) -> int:
+    """A sparse distribution's own memory: its values and, once drawn from, their running sum
+    (the support is the model's, shared)."""
+    return 2 * d.val.nbytes + 2 * 112 + 100
+
+
+def _array_bytes(a: np.ndarray) -> int:
+    return a.nbytes + 112
 
 
 class _Rows:
@@ -145,20 +161,13 @@ class NGramModel:
         c = self.counts = counts or Counts(vocab, unigrams, bigrams, trigrams)
         self.vocab, self.index, self.V, self.n_tokens = c.vocab, c.index, c.V, c.n_tokens
         self.base, self._p1, self._bi, self._tri, self._pair_row = c.base, c.p1, c.bi, c.tri, c.pair_row
-        # Contexts repeat a lot in running text: keep recent distributions. A sparse one is a few
-        # hundred numbers at most, so many fit; the dense vectors (V floats each, 24 kB for
-        # English) are only built for callers that want a whole vector, and fewer are kept.
-        n_sparse, n_dense = SPARSE_CACHE, DENSE_CACHE
-        if cache_bytes is not None:
-            # A reader's text may have a huge vocabulary, or a token followed by thousands of
-            # others: keep as many as fit in cache_bytes (a sparse one is at most its widest row
-            # of ids and values, 16 bytes a token; a dense one V floats).
-            widest = max(1, int(np.diff(c.bi.start).max(initial=1)))
-            # At least one of each, even when a single one is larger than cache_bytes.
-            n_sparse = max(1, min(SPARSE_CACHE, cache_bytes // (16 * widest)))
-            n_dense = max(1, min(DENSE_CACHE, cache_bytes // (8 * max(1, c.V))))
-        self._sparse_cached = lru_cache(maxsize=n_sparse)(self._sparse)
-        self._dist_cached = lru_cache(maxsize=n_dense)(self._dist)
+        # Contexts repeat a lot in running text: keep recent distributions, bounded in bytes (a
+        # reader's text gets cache_bytes for each of the two; at least one of each is kept).
+        sparse_bytes = SPARSE_CACHE_BYTES if cache_bytes is None else cache_bytes
+        dense_bytes = DENSE_CACHE_BYTES if cache_bytes is None else cache_bytes
+        self.sparse_memo = ByteMemo(self._sparse, sparse_bytes, _dist_bytes)
+        self.dist_memo = ByteMemo(self._dist, dense_bytes, _array_bytes)
+        self._sparse_cached, self._dist_cached = self.sparse_memo.call, self.dist_memo.call
 
     @classmethod
     def from_snapshot(cls, snap: corpus.Snapshot, order: int) -> "NGramModel":
@@ -189,8 +198,8 @@ class NGramModel:
 
     def clear_caches(self) -> None:
         """Forget every kept distribution (benchmarks time the computation, not the cache)."""
-        self._sparse_cached.cache_clear()
-        self._dist_cached.cache_clear()
+        self.sparse_memo.cache_clear()
+        self.dist_memo.cache_clear()
 
     def _dist(self, h: tuple[int, ...]) -> np.ndarray:
         p = self._sparse_cached(h).dense()

@@ -58,9 +58,12 @@ class ParamError(ValueError):
         return {"error": {"param": self.param, "allowed": self.allowed, "message": self.message}}
 
 
-def _fmt(x: float) -> str:
-    """A bound as people write it: 0..1, 0..131072, not 0.0..1.0."""
-    return f"{x:g}" if isinstance(x, float) else str(x)
+def _fmt(x: float, grouped: bool = False) -> str:
+    """A bound as people write it: 0..1, 0..131072, not 0.0..1.0; for a reader (``grouped``) the
+    digits of a bound from 10,000 up are grouped, as the page writes figures (131,072)."""
+    if isinstance(x, float):
+        return f"{x:g}"
+    return f"{x:,}" if grouped and abs(x) >= 10_000 else str(x)
 
 
 def clip(raw: str, n: int = 40) -> str:
@@ -88,6 +91,7 @@ class Param:
     sections: tuple[str, ...] = ()     # the page's sections (anchors; "lab.run" for a part) reading it
     stops: tuple = ()                  # a slider's stops on the page
     pattern: str = ""                  # text: a regular expression the whole value must match
+    shape: str = ""                    # text with a pattern: what it allows, in words (N_-marked)
     step: float = 0                    # a slider's step where there are no stops (floats)
 
     def but(self, **changes) -> "Param":
@@ -96,12 +100,15 @@ class Param:
 
     # -- what is allowed, in words ---------------------------------------------------------------
     def allowed(self, gettext: Gettext = _english) -> str:
+        # Words for a reader (a page's or the API's catalog) group long bounds; the plain default,
+        # for the command line and the library, keeps them as they are typed.
+        g = gettext is not _english
         if self.kind in ("int", "float") and self.hi is None:
             # The library's checks: any size the arithmetic takes.
             form = N_("an integer of at least %(lo)s") if self.kind == "int" else N_("a number of at least %(lo)s")
-            return gettext(form) % {"lo": _fmt(self.lo)}
+            return gettext(form) % {"lo": _fmt(self.lo, g)}
         if self.kind == "int":
-            return gettext(N_("an integer from %(lo)s to %(hi)s")) % {"lo": _fmt(self.lo), "hi": _fmt(self.hi)}
+            return gettext(N_("an integer from %(lo)s to %(hi)s")) % {"lo": _fmt(self.lo, g), "hi": _fmt(self.hi, g)}
         if self.kind == "float":
             return gettext(N_("a number from %(lo)s to %(hi)s")) % {"lo": _fmt(self.lo), "hi": _fmt(self.hi)}
         if self.kind == "choice":
@@ -109,7 +116,7 @@ class Param:
         if self.kind == "bool":
             return gettext(N_("0, 1, true or false"))
         if self.pattern:
-            return gettext(N_("a text’s sha256 (64 hex digits), or empty"))
+            return gettext(self.shape or N_("a text’s sha256 (64 hex digits), or empty"))
         return gettext(N_("text of at most %(n)s characters")) % {"n": self.max_len}
 
     def error(self, gettext: Gettext, message: str, **values) -> ParamError:

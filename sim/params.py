@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from corpus.text import LANGS
 from sim import roofline, speculative, theory, tubes
-from sim.param import Param, bool_, choice, float_, int_, spec, text
+from sim.param import N_, Param, bool_, choice, float_, int_, spec, text
 from sim.speculative import DRAFTS, RULES   # the chain's drafts; the exact rule and two wrong ones
 from sim.theory import GAMMA_MAX            # guesses per pass anywhere (API, CLI, theory)
 # How a token tree is filled and shaped, its checks (exact ones and wrong ones), children per node
@@ -30,7 +30,8 @@ from sim.tree import RULES as TREE_RULES
 # ---- constants, each written once ---------------------------------------------------------------
 
 SEED_MAX = 2**31 - 1     # numpy's SeedSequence takes more; 31 bits keep URLs short and JS-exact
-PAGE_GAMMA_MAX = 8       # the page's γ controls: a 200-token run stays within the API's caps
+PAGE_GAMMA_MAX = 16      # the page's γ controls: every answer reading γ took under 0.12 s of CPU
+                         # at γ 16 (each draft, measured when the page's range was widened from 8)
 NGRAM_MODELS = ("unigram", "bigram", "trigram")      # sim.ngram.MODEL_ORDERS' names
 LAB_DRAFTS = DRAFTS + ("lookup",)                    # the lab adds prompt lookup
 ADAPT = ("off", "hf", "cost")                        # the lab's adaptive-γ policies
@@ -121,6 +122,10 @@ EFF = roofline.CHECKS["efficiency"].but(
 ALPHA = theory.CHECKS["alpha"].but(help="acceptance rate α (absent: measured)", step=0.001,
                                    sections=("speedup", "idle"))
 DEPTH = choice("depth", DEPTHS, "picture", help="how deep each section explains")
+# The "Go further" folds a reader opened (issue 22): closed by default, all open at the Frontier
+# depth; like the depth, no section's numbers read it.
+MORE = text("more", 300, help="the “Go further” folds opened, by id, comma-separated",
+            pattern=r"[a-z][a-z0-9-]*(,[a-z][a-z0-9-]*)*")
 TDRAFT = choice("tdraft", DRAFTS, "bigram", help="the draft of the tubes that test the rule", sections=("exact",))
 # The `exact` section starts with 5 rounds of 200 draws: enough to catch either wrong rule 9 times in 10 on
 # both books' contexts with any draft that differs from the target (sim/tubes.py, DEFAULT_ROUNDS;
@@ -149,6 +154,17 @@ TRULE = choice("trule", TREE_RULES, "sequoia", help="the tree's check (exact one
                sections=_trees("pass", "tubes"))
 TROUNDS = int_("trounds", 1, TREE_ROUNDS_MAX, 1, unit=f"rounds of {TREE_TUBE_TRIALS}",
                help="rounds poured into the tree tubes", sections=_trees("tubes"))
+# A section's own draw counters: "Empty and refill" and "Another pass" draw afresh by counting
+# these up, never the page-wide seed (which every speculative section and embed reads). 0 draws
+# from the seed alone, as before.
+DRAW = int_("draw", 0, SEED_MAX, 0, help="the tubes' own draw counter (their refills)", sections=("exact",))
+TPASS = int_("tpass", 0, SEED_MAX, 0, help="the tree pass's own draw counter", sections=_trees("pass"))
+TDRAW = int_("tdraw", 0, SEED_MAX, 0, help="the tree tubes' own draw counter", sections=_trees("tubes"))
+
+
+def drawn_seed(seed: int, draw: int):
+    """The random numbers' seed for a section's ``draw``-th refill: the page's seed itself at 0."""
+    return seed if not draw else [seed, draw]
 
 
 # ---- the API's and the command line's own parameters --------------------------------------------
@@ -167,7 +183,29 @@ ALPHA_GIVEN = ALPHA.but(default=0.6)     # where α is an input, not measured
 
 # The page's URL state, in the order the README lists it.
 PAGE = spec(GPU, MODEL, BATCH, CTX, LANES, EFF, GAMMA, DRAFT, GREEDY, RULE, TDRAFT, ROUNDS, SEED, C, ALPHA,
-            DEPTH, TEXT, TLANG, LDRAFT, ADAPT_, TREE_N, TREE_K, TREE_D, SHAPE, SAMPLING, TRULE, TROUNDS)
+            DEPTH, MORE, TEXT, TLANG, LDRAFT, ADAPT_, TREE_N, TREE_K, TREE_D, SHAPE, SAMPLING, TRULE, TROUNDS,
+            DRAW, TPASS, TDRAW)
+
+
+# How the page is shown, set by a teacher (the teacher's page, /<lang>/specdec/teach/). No section
+# reads these and no answer depends on them, so they are not in PAGE, the sections' state: they
+# ride beside it in the links a teacher hands out, and the page, its embeds and the teacher's page
+# read them (views/teach.py). Which anchors `sections` may name is the sections registry's to say.
+CONTROLS = ("shown", "locked", "hidden")
+VIEWS = ("page", "projector")
+CLASS_CODE = "[A-HJ-NP-Z2-9]{6}"    # a class's code: no 0/O, no 1/I, read off a projector
+SECTIONS_SHOWN = text("sections", 400, help="the sections shown, by anchor, comma-separated (default: every one)",
+                      pattern=r"[a-z]+(,[a-z]+)*",
+                      shape=N_("section names separated by commas (tape,exact), or empty"))
+CONTROLS_SHOWN = choice("controls", CONTROLS, "shown",
+                        help="the interactives' settings: shown, locked (shown, not movable) or hidden")
+PAUSED = bool_("paused", help="nothing moves until the reader starts it")
+VIEW = choice("view", VIEWS, "page", help="projector: large type, thick lines, high contrast")
+CLASS = text("class", 6, help="a class's code: the predictions are counted for its teacher",
+             pattern=CLASS_CODE, shape=N_("six capital letters and digits (a class's code), or empty"))
+SHOW = spec(SECTIONS_SHOWN, CONTROLS_SHOWN, PAUSED, VIEW, CLASS)
+# The teacher's page's own option: the language of the lesson it makes (absent: the page's own).
+LESSON_LANG = choice("for", LANGS, None, help="the language of the lesson the teacher's page makes")
 
 
 # The API's routes (views/api/).

@@ -25,16 +25,22 @@ from dataclasses import asdict, dataclass
 
 from sim import roofline
 
-_EAGLE3 = ("Li, Wei, Zhang, Zhang, EAGLE-3, arXiv:2503.01840 (2025), SGLang table, as quoted on "
-           "docs.sglang.io, Speculative Decoding > Performance Highlights")
+
+def N_(message: str) -> str:
+    """Marks a source line or a setup for the catalogs (the page gives them in its language: the
+    titles stay as published, the words between them are translated); returns it unchanged."""
+    return message
+
+
+_EAGLE3 = N_("Li, Wei, Zhang, Zhang, EAGLE-3, arXiv:2503.01840 (2025), SGLang table, as quoted on "
+             "docs.sglang.io, Speculative Decoding > Performance Highlights")
 _EAGLE3_URL = "https://docs.sglang.io/advanced_features/speculative_decoding.html"
 _EAGLE3_DATE = "2025-03-03"     # the paper's first version
 _EAGLE3_UNCHECKED = ("batch size 1 is from two summaries of the paper's SGLang section (the "
                      "SGLang page gives tokens/s, 1× H100, MT-bench, and no batch); neither "
                      "names the precision (SGLang's default dtype keeps the checkpoint's bf16) "
                      "nor the H100's form (SXM or PCIe)")
-_VLLM = ("vLLM Team, How Speculative Decoding Boosts vLLM Performance by up to 2.8x, "
-         "blog.vllm.ai, 17 Oct 2024")
+_VLLM = N_("vLLM Team, How Speculative Decoding Boosts vLLM Performance by up to 2.8x, blog.vllm.ai")
 _VLLM_URL = "https://blog.vllm.ai/2024/10/17/spec-decode.html"
 _VLLM_DATE = "2024-10-17"
 _VLLM_UNCHECKED = ("precision and batch sizes not stated (load given as queries per second); "
@@ -66,40 +72,40 @@ class Measurement:
 
 
 MEASUREMENTS: tuple[Measurement, ...] = (
-    Measurement("sglang-8b-h100", "decode", "SGLang", None, "h100-sxm", 1, "1× H100",
+    Measurement("sglang-8b-h100", "decode", "SGLang", None, "h100-sxm", 1, N_("1× H100"),
                 "llama-3.1-8b", "LLaMA-Instruct 3.1 8B", "not stated", 1, None, "MT-bench",
                 tokens_per_s=158.34, speedup=None, sections=(1, 2),
                 source=_EAGLE3, url=_EAGLE3_URL, date=_EAGLE3_DATE, unchecked=_EAGLE3_UNCHECKED),
-    Measurement("sglang-eagle2-8b-h100", "decode", "SGLang", "EAGLE-2", "h100-sxm", 1, "1× H100",
+    Measurement("sglang-eagle2-8b-h100", "decode", "SGLang", "EAGLE-2", "h100-sxm", 1, N_("1× H100"),
                 "llama-3.1-8b", "LLaMA-Instruct 3.1 8B", "not stated", 1, None, "MT-bench",
                 tokens_per_s=244.10, speedup=244.10 / 158.34, sections=(1, 9),
                 source=_EAGLE3, url=_EAGLE3_URL, date=_EAGLE3_DATE, unchecked=_EAGLE3_UNCHECKED),
-    Measurement("sglang-eagle3-8b-h100", "decode", "SGLang", "EAGLE-3", "h100-sxm", 1, "1× H100",
+    Measurement("sglang-eagle3-8b-h100", "decode", "SGLang", "EAGLE-3", "h100-sxm", 1, N_("1× H100"),
                 "llama-3.1-8b", "LLaMA-Instruct 3.1 8B", "not stated", 1, None, "MT-bench",
                 tokens_per_s=373.25, speedup=373.25 / 158.34, sections=(1, 9),
                 source=_EAGLE3, url=_EAGLE3_URL, date=_EAGLE3_DATE, unchecked=_EAGLE3_UNCHECKED),
     Measurement("sglang-eagle3-batch64", "speedup", "SGLang", "EAGLE-3", "h100-sxm", 1, "H100",
                 "llama-3.1-8b", "LLaMA-Instruct 3.1 8B", "not stated", 64, None, "MT-bench",
                 tokens_per_s=None, speedup=1.38, sections=(9,),
-                source="Li, Wei, Zhang, Zhang, EAGLE-3, arXiv:2503.01840 (2025), abstract",
+                source=N_("Li, Wei, Zhang, Zhang, EAGLE-3, arXiv:2503.01840 (2025), abstract"),
                 url="https://arxiv.org/abs/2503.01840", date=_EAGLE3_DATE,
                 unchecked=("the abstract gives 1.38× at batch 64 in SGLang; the GPU (H100) and "
                            "model (LLaMA-Instruct 3.1 8B) are from summaries of its SGLang "
                            "section; precision not stated")),
     Measurement("vllm-70b-draft-qps1", "speedup", "vLLM", "draft model (Qwama-0.5B-Instruct)",
-                "h100-sxm", 4, "4× H100", "llama-3.1-70b", "Llama3-70B", "not stated",
+                "h100-sxm", 4, N_("4× H100"), "llama-3.1-70b", "Llama3-70B", "not stated",
                 None, "QPS 1", "ShareGPT", tokens_per_s=None, speedup=1.5, sections=(9,),
                 source=_VLLM, url=_VLLM_URL, date=_VLLM_DATE, unchecked=_VLLM_UNCHECKED),
     Measurement("vllm-70b-draft-high-qps", "speedup", "vLLM", "draft model (Qwama-0.5B-Instruct)",
-                "h100-sxm", 4, "4× H100", "llama-3.1-70b", "Llama3-70B", "not stated",
+                "h100-sxm", 4, N_("4× H100"), "llama-3.1-70b", "Llama3-70B", "not stated",
                 None, "high QPS", "ShareGPT", tokens_per_s=None, speedup=1 / 1.4, sections=(9,),
                 source=_VLLM, url=_VLLM_URL, date=_VLLM_DATE, unchecked=_VLLM_UNCHECKED),
     Measurement("vllm-70b-ngram-qps1", "speedup", "vLLM", "n-gram (prompt lookup)",
-                "h100-sxm", 4, "4× H100", "llama-3.1-70b", "Llama3-70B", "not stated",
+                "h100-sxm", 4, N_("4× H100"), "llama-3.1-70b", "Llama3-70B", "not stated",
                 None, "QPS 1", "CNN/DailyMail", tokens_per_s=None, speedup=2.8, sections=(9,),
                 source=_VLLM, url=_VLLM_URL, date=_VLLM_DATE, unchecked=_VLLM_UNCHECKED),
     Measurement("vllm-70b-ngram-high-qps", "speedup", "vLLM", "n-gram (prompt lookup)",
-                "h100-sxm", 4, "4× H100", "llama-3.1-70b", "Llama3-70B", "not stated",
+                "h100-sxm", 4, N_("4× H100"), "llama-3.1-70b", "Llama3-70B", "not stated",
                 None, "high QPS", "CNN/DailyMail", tokens_per_s=None, speedup=1 / 1.8,
                 sections=(9,), source=_VLLM, url=_VLLM_URL, date=_VLLM_DATE,
                 unchecked=_VLLM_UNCHECKED),

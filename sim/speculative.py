@@ -228,6 +228,9 @@ class Run:
     gamma: int
     # Greedy runs: whether arg-max q = arg-max p at each written position (None when sampling).
     agreements: list[bool] | None = None
+    # Whether a guess was checked at each written position (None: a model draft, which has a q at
+    # every position). The lookup proposes nothing where its text has no match; α leaves those out.
+    checked: list[bool] | None = None
 
     @property
     def accept_chances(self) -> list[float]:
@@ -244,7 +247,12 @@ class Run:
         hist = [0] * (self.gamma + 1)
         for s in self.steps:
             hist[s.n_accepted] += 1
-        chances = self.accept_chances
+        # α over the positions the run returns (``tokens``; the last pass may write past them),
+        # and only where the draft had a guess (the same definition for every draft).
+        n = len(self.tokens)
+        chances = self.accept_chances[:n]
+        if self.checked is not None:
+            chances = [x for x, ok in zip(chances, self.checked[:n]) if ok]
         return {
             "alpha": float(np.mean(chances)) if chances else None,
             # What α averages: "overlap" (Σ min(p, q), sampling) or "agreement" (greedy).
@@ -268,8 +276,9 @@ class Run:
         if written < n_tokens:
             raise ValueError(f"the run wrote only {written} tokens")
         agreements = self.agreements[:written] if self.agreements is not None else None
+        checked = self.checked[:written] if self.checked is not None else None
         return Run(self.context, self.tokens[:n_tokens], self.steps[:k], self.overlaps[:written],
-                   self.gamma, agreements)
+                   self.gamma, agreements, checked)
 
     def to_json(self, vocab: Sequence[str], top: int = 8) -> dict:
         return {

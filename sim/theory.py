@@ -117,14 +117,15 @@ def extra_arithmetic(alpha: float, gamma: int) -> float:
 
 def summary(alpha: float, gamma: int, c: float, gamma_max: int = GAMMA_MAX) -> dict:
     """Every number above for one (α, γ, c): what the CLI prints and the page's `speedup` section shows."""
-    best, best_s = best_gamma(alpha, c, gamma_max)
+    best = best_gamma_edge(alpha, c, gamma_max)
     return {
         "alpha": alpha, "gamma": gamma, "c": c,
         "expected_tokens": expected_tokens(alpha, gamma),
         "speedup": speedup(alpha, gamma, c),
-        "best_gamma": best, "best_speedup": best_s,
+        # One answer: where no γ ≥ 1 pays, the best is plain decoding (γ 0, 1.0×), in both forms.
+        "best_gamma": best["gamma"], "best_speedup": best["speedup"],
         # The same with the search's edges named: {"gamma", "speedup", "edge": None|"rising"|"plain"}.
-        "best": best_gamma_edge(alpha, c, gamma_max),
+        "best": best,
         "break_even_alpha": break_even_alpha(gamma, c),
         "extra_arithmetic": extra_arithmetic(alpha, gamma),
     }

@@ -110,7 +110,7 @@ def test_too_big_is_refused(client):
     assert r.status_code == 400 and "2 MB" in r.get_json()["error"]["message"]
 
 
-@pytest.mark.parametrize("query,param", [("gamma=9", "gamma"), ("draft=fivegram", "draft"), ("adapt=yes", "adapt"),
+@pytest.mark.parametrize("query,param", [("gamma=17", "gamma"), ("draft=fivegram", "draft"), ("adapt=yes", "adapt"),
                                          ("c=2", "c"), ("tokens=500", "tokens"), ("text=xyz", "text"),
                                          ("lang=fr", "lang"), ("bogus=1", "bogus")])
 def test_bad_parameters_are_400(client, query, param):

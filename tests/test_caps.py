@@ -79,12 +79,12 @@ class Counter:
 
     @property
     def builds(self) -> int:
-        return sum(m._sparse_cached.cache_info().misses + m._dist_cached.cache_info().misses
+        return sum(m.sparse_memo.misses + m.dist_memo.misses
                    for m in self.models)
 
     @property
     def dense_builds(self) -> int:
-        return sum(m._dist_cached.cache_info().misses for m in self.models)
+        return sum(m.dist_memo.misses for m in self.models)
 
 
 LARGEST_RUNS = [

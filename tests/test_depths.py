@@ -96,7 +96,10 @@ def test_every_section_asks_before_it_reveals(pages, lang):
         options = re.findall(r'<li class="predict__opt( predict__opt--right)?">', block)
         assert 2 <= len(options) <= 3, anchor
         assert sum(1 for o in options if o) == 1, anchor          # exactly one right answer
-        assert len(re.findall(rf'type="radio" name="predict-{anchor}"', block)) == len(options)
+        # Every option, and "I'm not sure" (issue 22: a reveal waits for a choice, and not knowing
+        # is a choice).
+        assert len(re.findall(rf'type="radio" name="predict-{anchor}"', block)) == len(options) + 1
+        assert re.search(rf'name="predict-{anchor}" value="unsure"', block), anchor
         q = re.search(r'class="predict__q"[^>]*>(.*?)</p>', block, re.S)
         assert text(q.group(1)).endswith(("?", "？", "…")), (anchor, text(q.group(1)))
         answer = re.search(r"</summary>(.*?)</details>", block, re.S)
@@ -117,7 +120,7 @@ def test_the_story_asks_in_words(pages, lang):
         block = story.group(0)
         options = re.findall(r'<li class="predict__opt( predict__opt--right)?">', block)
         assert 2 <= len(options) <= 3 and sum(1 for o in options if o) == 1, anchor
-        assert len(re.findall(rf'type="radio" name="predict-{anchor}-story"', block)) == len(options)
+        assert len(re.findall(rf'type="radio" name="predict-{anchor}-story"', block)) == len(options) + 1
         words = text(block)
         assert not formula.search(words), (lang, anchor, formula.search(words).group(0), words)
     css = (ROOT / "static" / "css" / "widgets" / "depth.css").read_text()
@@ -221,7 +224,9 @@ def test_depth_texts_survive_missing_numbers(app, lang, monkeypatch):
 # prose beside the heading and the interactive, the formula halves of readouts and questions, and
 # the readouts that are formulas and nothing else.
 STORY_HIDDEN = (".depth-formula", ".predict--has-story", ".gauge-num", ".draft-q", ".lane-p", ".residual",
-                ".tube-read", ".tnode-num", ".trees-residual")
+                ".tube-read", ".tnode-num", ".trees-residual",
+                # the tubes' test power and cap name wrong rules the Story depth cannot choose
+                ".tube-power", ".tubes-cap", ".further__prose")
 STORY_KEEPS = {"h1", "h2"}, {"widget", "depth-note", "predict", "section-tools"}
 # A formula, or a readout that calls itself one.
 FORMULA = re.compile(r"[=αγ×√Σ÷]|p/q|\b[pqrnick]\b|min\(|max\(|\b[Ff]ormulas?\b|公式")

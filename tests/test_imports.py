@@ -214,7 +214,7 @@ def test_no_private_attributes_of_other_modules():
 LAYERS = [
     ("deploy",),
     ("app",),
-    ("views.plate", "views.api"),
+    ("views.plate", "views.api", "views.teach", "views.classroom"),
     ("views.sections",),
     ("views",),
     ("serving",),

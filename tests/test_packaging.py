@@ -40,6 +40,7 @@ print(json.dumps({
     "app": app.__file__, "site": str(app.SITE), "zh": zh.status_code,
     "han": len(re.findall(r"[\u4e00-\u9fff]", zh.get_data(as_text=True))),
     "css": client.get("/static/css/plate.css").status_code,
+    "plotly": client.get("/vendor/plotly.min.js").status_code,
     "embed": client.get("/embed/zh/specdec/tape/").status_code,
 }))
 """
@@ -58,6 +59,11 @@ def _run(cmd, **kw):
 def test_fresh_install_serves_chinese(tmp_path, editable):
     src = tmp_path / "specdec"
     shutil.copytree(ROOT, src, ignore=NOT_IN_A_CLONE)
+    if editable:
+        # An editable install serves the browser's npm files from node_modules/, which
+        # install.sh fills (`npm ci`) before it installs the package; a built package carries
+        # its own copy (setup.py runs `npm ci` itself when they are missing, as here).
+        shutil.copytree(ROOT / "node_modules", src / "node_modules", symlinks=True)
     venv = tmp_path / "venv"
     _run([sys.executable, "-m", "venv", "--without-pip", venv])
     py = venv / "bin" / "python"
@@ -81,5 +87,11 @@ def test_fresh_install_serves_chinese(tmp_path, editable):
         zh = site_packages / "specdec_site" / "translations" / "zh" / "LC_MESSAGES"
         # Compiled by the build: the package carries the .mo, not its source.
         assert sorted(p.name for p in zh.iterdir()) == ["messages.mo"]
-    assert (out["zh"], out["css"], out["embed"]) == (200, 200, 200)
+        # The browser's npm files (serving/vendor.py), built from package-lock.json: a wheel
+        # has no node_modules/.
+        from serving import vendor
+        for name, rel in vendor.FILES.items():
+            assert (site_packages / "specdec_site" / "vendor" / name).read_bytes() == \
+                (ROOT / "node_modules" / rel).read_bytes()
+    assert (out["zh"], out["css"], out["embed"], out["plotly"]) == (200, 200, 200, 200)
     assert out["han"] >= MIN_HAN_ON_ZH_PAGE, out

@@ -130,9 +130,9 @@ def test_gettext_translates_message_and_range():
     zh = {"an integer from %(lo)s to %(hi)s": "%(lo)s 到 %(hi)s 之间的整数",
           "%(name)s must be %(allowed)s; %(value)s is out of range.": "%(name)s 应为%(allowed)s；%(value)s 超出了范围。"}
     with pytest.raises(ParamError) as ei:
-        P.GAMMA.parse("9", zh.get)
-    assert ei.value.allowed == "1 到 8 之间的整数"
-    assert ei.value.message == "gamma 应为1 到 8 之间的整数；9 超出了范围。"
+        P.GAMMA.parse("17", zh.get)
+    assert ei.value.allowed == "1 到 16 之间的整数"
+    assert ei.value.message == "gamma 应为1 到 16 之间的整数；17 超出了范围。"
 
 
 def test_check_is_the_library_form_of_parse():
@@ -157,7 +157,7 @@ def test_each_page_parameter_is_declared_once_with_a_default_that_passes():
 def test_reads_follow_the_declaration():
     # hand-derived from the sections list in sim/params.py
     assert P.reads("tape") == ("gamma", "draft", "greedy", "seed")
-    assert P.reads("exact") == ("rule", "tdraft", "rounds", "seed")
+    assert P.reads("exact") == ("rule", "tdraft", "rounds", "seed", "draw")
     assert P.reads("lab.map") == ("gamma", "c")
     assert set(P.reads("lab")) == {"gamma", "seed", "c", "text", "tlang", "ldraft", "adapt"}
     # Only section 6 reads the rule: the wrong rules never reach another section.

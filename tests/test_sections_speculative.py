@@ -145,7 +145,8 @@ def live(app, unit, a, lang="en"):
 def test_greedy_alpha_is_the_share_of_agreeing_positions(app, client):
     a = data(app, "alpha", greedy=True)
     assert a["measure"] == "agreement" and a["greedy"]
-    assert a["alpha"] == pytest.approx(a["agree"] / a["positions"])
+    # This run's own share (the pair's α, a["alpha"], is over the target's long greedy text).
+    assert a["run"]["alpha"] == pytest.approx(a["agree"] / a["positions"])
     # The strip is coloured agree (4) / differ (0) only, from the run's agreements.
     assert {c["bucket"] for c in a["strip"]} <= {0, 4}
     assert all(c["bucket"] == (4 if c["agree"] else 0) for c in a["strip"])
@@ -155,7 +156,7 @@ def test_greedy_alpha_is_the_share_of_agreeing_positions(app, client):
     assert '<span class="ov-4">agree</span><span class="ov-0">differ</span>' in raw  # the strip's key
     sec = visible(raw)
     assert "share of positions where the two favourites agree" in sec
-    assert f"agreed at {a['agree']} of the {a['positions']} positions" in sec
+    assert f"agreed at {a['agree']} of its {a['positions']} positions" in sec
     assert "favourites agreed at that position" in sec
     assert "mean of Σ min(p, q) over a 200-token run" not in sec
 
@@ -163,7 +164,7 @@ def test_greedy_alpha_is_the_share_of_agreeing_positions(app, client):
 def test_formula_against_count_blames_positions_only_when_they_differ(app):
     # Where the count lies within the run's scatter (two standard errors), the prose says they
     # agree and does not blame "every position is not equally easy"; outside it, it does.
-    a = data(app, "alpha", greedy=True)
+    a = data(app, "alpha")
     assert a["check"]["agree"] and a["check"]["within"]
     html = live(app, "alpha", a)["prose"]
     assert "agree here" in html and "equally easy" not in html

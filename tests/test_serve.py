@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -65,18 +66,25 @@ def _get(port: int, path: str, headers: str = "") -> tuple[int, dict, bytes]:
     return _raw(port, f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{headers}Connection: close\r\n\r\n".encode())
 
 
+def _start(tmp_path_factory, port, *extra):
+    env = {**os.environ, "WEB_CONCURRENCY": "2",
+           "SPECDEC_TEXT_DIR": str(tmp_path_factory.mktemp("texts"))}
+    for k in ("SPECDEC_HOSTS", "SPECDEC_BIND"):
+        env.pop(k, None)
+    log = tmp_path_factory.mktemp("log") / "serve.log"
+    proc = subprocess.Popen(["./serve.sh", "--bind", f"127.0.0.1:{port}", *extra], cwd=ROOT, env=env,
+                            stdout=open(log, "wb"), stderr=subprocess.STDOUT, start_new_session=True)
+    return proc, log
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     for tool in ("nginx", "gunicorn"):
         if shutil.which(tool) is None:
             pytest.skip(f"{tool} is not installed (bash install.sh installs it)")
     port = _free_port()
-    env = {**os.environ, "SPECDEC_BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": "2",
-           "SPECDEC_TEXT_DIR": str(tmp_path_factory.mktemp("texts"))}
-    env.pop("SPECDEC_HOSTS", None)
-    log = tmp_path_factory.mktemp("log") / "serve.log"
-    proc = subprocess.Popen(["./serve.sh"], cwd=ROOT, env=env, stdout=open(log, "wb"),
-                            stderr=subprocess.STDOUT, start_new_session=True)
+    # The address as the README's example passes it: `--bind` among gunicorn's arguments.
+    proc, log = _start(tmp_path_factory, port)
     try:
         for _ in range(240):
             if proc.poll() is not None:
@@ -84,12 +92,12 @@ def server(tmp_path_factory):
             try:
                 if _get(port, "/api/theory")[0] == 200:
                     break
-            except OSError:
+            except (OSError, IndexError, ValueError):   # not listening yet, or closed unanswered
                 pass
             time.sleep(0.5)
         else:
             pytest.fail("serve.sh did not answer within 120 s:\n" + log.read_text())
-        yield port, proc
+        yield port, proc, log
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
@@ -100,7 +108,7 @@ def server(tmp_path_factory):
 
 
 def test_pages_and_answers_come_through_with_the_apps_headers(server):
-    port, _ = server
+    port, *_ = server
     status, h, body = _get(port, "/en/specdec/")
     assert status == 200 and b"</html>" in body
     assert all(k.lower() in h for k in SECURITY)
@@ -116,7 +124,7 @@ def test_pages_and_answers_come_through_with_the_apps_headers(server):
     b"NONSENSE\r\n\r\n",
 ])
 def test_the_servers_own_error_pages_carry_the_security_headers(server, raw):
-    port, _ = server
+    port, *_ = server
     status, h, _ = _raw(port, raw)
     assert 400 <= status < 500
     for k in SECURITY:
@@ -124,7 +132,7 @@ def test_the_servers_own_error_pages_carry_the_security_headers(server, raw):
 
 
 def test_an_upload_over_the_limit_is_a_json_refusal_in_the_readers_language(server):
-    port, _ = server
+    port, *_ = server
     body = b"a " * (1024 * 1024 + 10)
     status, h, data = _raw(port, b"POST /api/lab/text?lang=zh HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                            b"Accept-Language: zh\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % len(body) + body)
@@ -136,7 +144,7 @@ def test_an_upload_over_the_limit_is_a_json_refusal_in_the_readers_language(serv
 def test_silent_and_half_sent_connections_do_not_stop_other_readers(server):
     # 60 connections that send nothing or half a request (issue 16 stopped gthread with 12): a
     # reader's requests are still answered, each in under a second.
-    port, _ = server
+    port, *_ = server
     held = []
     try:
         for i in range(60):
@@ -155,13 +163,179 @@ def test_silent_and_half_sent_connections_do_not_stop_other_readers(server):
 
 
 def test_a_forged_host_is_answered_under_the_servers_name(server):
-    port, _ = server
+    port, *_ = server
     status, _h, body = _raw(port, b"GET /en/specdec/ HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n")
     assert status == 200 and b"evil.example" not in body and f"127.0.0.1:{port}".encode() in body
 
 
+def _json_refusal(status: int, h: dict, body: bytes) -> dict:
+    assert h.get("content-type", "").startswith("application/json"), (status, h, body[:200])
+    assert b"nginx" not in body.lower() and b"gunicorn" not in body.lower()
+    return json.loads(body)["error"]
+
+
+def test_a_second_serve_sh_on_the_busy_port_says_so_and_exits(server, tmp_path_factory):
+    port, *_ = server
+    t0 = time.perf_counter()
+    proc, log = _start(tmp_path_factory, port)
+    assert proc.wait(30) != 0 and time.perf_counter() - t0 < 30
+    assert f"127.0.0.1:{port} is busy" in log.read_text()
+    assert _get(port, "/api/theory")[0] == 200     # the first one still serves
+
+
+def test_static_and_vendored_files_come_from_nginx_itself(server):
+    port, *_ = server
+    from bench.pageweight import PLOTLY_BUDGET
+    status, h, body = _get(port, "/vendor/plotly.min.js", "Accept-Encoding: gzip\r\n")
+    assert status == 200 and h["content-encoding"] == "gzip" and h["content-type"] == "text/javascript"
+    assert len(body) <= PLOTLY_BUDGET and "immutable" in h["cache-control"]
+    # nginx's own ETag (mtime-size in hex), not the app's: no gunicorn thread sent it.
+    assert re.fullmatch(r'"[0-9a-f]+-[0-9a-f]+"', h["etag"]), h["etag"]
+    page = _get(port, "/en/specdec/")[2].decode()
+    css = re.search(r'/static/css/[\w.-]+\.css\?v=[0-9a-f]+', page).group(0)
+    status, h, _b = _get(port, css)
+    assert status == 200 and "immutable" in h["cache-control"] and re.fullmatch(r'"[0-9a-f]+-[0-9a-f]+"', h["etag"])
+    status, h, _b = _get(port, css.split("?")[0])
+    assert status == 200 and h["cache-control"] == "public, max-age=300"
+    for path in ("/vendor/axe.min.js", "/static/.bench/x", "/static/none.js"):
+        status, h, body = _get(port, path)
+        assert status in (400, 404) and _json_refusal(status, h, body)["status"] == status, path
+    # A path that leaves /vendor/ is the app's (its own page not found), never node_modules/.
+    status, _h, body = _get(port, "/vendor/../package.json")
+    assert status == 404 and b"devDependencies" not in body
+
+
+@pytest.mark.parametrize("raw", [
+    b"GET /en/specdec/ HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n",
+    b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
+    b"GET /?" + b"a" * 4094 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
+    b"GET / HTTP/1.1\r\nHost: x\r\n" + b"".join(b"X-A%d: 1\r\n" % i for i in range(1500)) + b"\r\n",
+    b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"b" * 6000 + b"\r\n\r\n",
+    b"NONSENSE\r\n\r\n",
+])
+def test_every_refusal_is_json_naming_no_server(server, raw):
+    port, *_ = server
+    status, h, body = _raw(port, raw)
+    assert 400 <= status < 500, status
+    _json_refusal(status, h, body)
+
+
+def test_slow_uploads_hold_only_the_upload_places_and_are_cut_off(server):
+    # Uploads that send their headers and then trickle: each address has a few upload places
+    # (deploy/nginx.py); the next upload is refused at once in JSON, readers are not touched,
+    # and a body that stops coming is dropped after the upload's body time-out.
+    from deploy.nginx import UPLOAD_BODY_TIMEOUT_S, UPLOADS_PER_ADDR
+    port, *_ = server
+    head = (b"POST /api/lab/text?lang=en HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\n"
+            b"Content-Length: 100000\r\n\r\nthe cat ")
+    held = []
+    try:
+        for _ in range(UPLOADS_PER_ADDR):
+            s = socket.create_connection(("127.0.0.1", port), timeout=30)
+            s.sendall(head)
+            held.append(s)
+        time.sleep(0.5)
+        status, h, body = _raw(port, head.replace(b"100000", b"8").replace(b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n"))
+        assert status == 429 and _json_refusal(status, h, body)["status"] == 429
+        t0 = time.perf_counter()
+        assert _get(port, "/api/theory?alpha=0.6")[0] == 200 and time.perf_counter() - t0 < 1.0
+        t0 = time.perf_counter()
+        assert held[0].recv(65536) in (b"",) or True   # whatever nginx sends, then it closes
+        while held[0].recv(65536):
+            pass
+        assert time.perf_counter() - t0 < UPLOAD_BODY_TIMEOUT_S + 5
+    except ConnectionResetError:
+        assert time.perf_counter() - t0 < UPLOAD_BODY_TIMEOUT_S + 5
+    finally:
+        for s in held:
+            s.close()
+
+
+def test_gunicorns_socket_is_private_and_forged_forwarded_headers_do_nothing(server):
+    port, _proc, log = server
+    sock = Path(re.search(r"Listening at: unix:(\S+) ", log.read_text()).group(1))
+    mode = sock.stat().st_mode & 0o777
+    run_mode = sock.parent.stat().st_mode & 0o777
+    assert mode & 0o007 == 0 and run_mode & 0o007 == 0, (oct(mode), oct(run_mode))
+    status, _h, body = _get(port, "/en/specdec/", "X-Forwarded-Proto: https\r\nX-Forwarded-Host: evil.example\r\n")
+    assert status == 200 and b"https://127.0.0.1" not in body and b"evil.example" not in body
+    # The next reader's page (from the render cache) cites the true address too.
+    assert f"http://127.0.0.1:{port}".encode() in _get(port, "/en/specdec/")[2]
+
+
+def test_a_post_from_another_sites_page_is_refused(server):
+    port, *_ = server
+    body = b"the cat sat on the mat . " * 20
+    status, h, data = _raw(port, b"POST /api/lab/text?lang=en HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
+                           b"Origin: https://evil.example\r\nContent-Type: text/plain\r\n"
+                           b"Content-Length: %d\r\nConnection: close\r\n\r\n" % (port, len(body)) + body)
+    assert status == 403 and _json_refusal(status, h, data)["param"] == "Origin"
+
+
+def test_gunicorn_is_started_again_when_its_master_dies(server):
+    port, proc, log = server
+    master = int(re.findall(r"Listening at: unix:\S+ \((\d+)\)", log.read_text())[-1])
+    os.kill(master, signal.SIGKILL)
+    t0 = time.monotonic()
+    seen = set()
+    while time.monotonic() - t0 < 120:
+        try:
+            status, h, body = _get(port, "/api/theory")
+        except OSError:
+            status = None
+        if status == 200:
+            break
+        if status is not None:
+            seen.add(status)
+            _json_refusal(status, h, body)   # meanwhile: nginx's JSON "busy"
+        time.sleep(0.5)
+    else:
+        pytest.fail("gunicorn was not started again within 120 s:\n" + log.read_text()[-3000:])
+    assert seen <= {502, 503} and proc.poll() is None
+    assert "starting it again" in log.read_text()
+
+
+def test_kill_9_of_serve_sh_leaves_nothing_running(tmp_path_factory):
+    port = _free_port()
+    proc, log = _start(tmp_path_factory, port)
+    try:
+        for _ in range(240):
+            assert proc.poll() is None, log.read_text()
+            try:
+                if _get(port, "/api/theory")[0] == 200:
+                    break
+            except (OSError, IndexError, ValueError):   # not listening yet, or closed unanswered
+                pass
+            time.sleep(0.5)
+        pids = _tree(proc.pid)
+        assert len(pids) >= 5
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and _alive(pids):
+            time.sleep(0.5)
+        assert _alive(pids) == []
+        with pytest.raises(OSError):
+            socket.create_connection(("127.0.0.1", port), timeout=2).close()
+    finally:
+        for p in _alive(_tree(proc.pid)):
+            os.kill(p, signal.SIGKILL)
+
+
+def _alive(pids: list[int]) -> list[int]:
+    out = []
+    for p in pids:
+        try:
+            state = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            out.append(p)
+    return out
+
+
 def test_stopping_serve_sh_stops_nginx_and_gunicorn(server):
-    port, proc = server
+    port, proc, _log = server
     pids = _tree(proc.pid)
     assert len(pids) >= 5   # serve.sh, nginx master + worker(s), gunicorn master + workers
     proc.send_signal(signal.SIGTERM)

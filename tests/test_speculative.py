@@ -274,7 +274,8 @@ def test_greedy_alpha_is_the_share_of_positions_where_the_argmaxes_agree():
              for i in range(len(ctx), len(text))]
     s = run.stats()
     assert run.agreements == [bool(a) for a in agree]
-    assert s["alpha"] == pytest.approx(np.mean(agree))
+    # α over the 200 positions the run returns (the last pass may write past them).
+    assert s["alpha"] == pytest.approx(np.mean(agree[:200]))
     assert s["alpha"] > 0.9 > 0.7 > np.mean(run.overlaps)
     # Under greedy a guess is kept exactly when the arg-maxes agree at its position.
     for step in run.steps:
@@ -292,7 +293,7 @@ def test_sampling_alpha_is_still_the_mean_overlap():
     run = generate(target, draft, ctx, 200, 4, np.random.default_rng(1))
     s = run.stats()
     assert run.agreements is None and s["alpha_measure"] == "overlap"
-    assert s["alpha"] == float(np.mean(run.overlaps))
+    assert s["alpha"] == float(np.mean(run.overlaps[:len(run.tokens)]))
     j = run.to_json(target.vocab, top=0)
     assert j["agreement"] is None
     assert all(p["greedy_check"] is None for st in j["steps"] for p in st["proposals"])

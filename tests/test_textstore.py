@@ -162,3 +162,66 @@ def test_a_redis_that_is_down_reads_as_missing_not_500(tmp_path):
     labtexts.CACHE.clear()
     r = c.get(f"/api/lab/run?text={up.get_json()['text']}")
     assert r.status_code == 404 and r.get_json()["error"]["param"] == "text"
+
+
+def test_a_hung_redis_costs_one_short_wait_then_is_not_asked(tmp_path):
+    # A server that accepts connections and never answers (a hung Redis): the first request
+    # waits the short time-out, the next ones do not wait at all until the breaker closes.
+    hung = socket.socket()
+    hung.bind(("127.0.0.1", 0))
+    hung.listen(64)
+    now = [1000.0]
+    try:
+        store = textstore.RedisStore(f"redis://127.0.0.1:{hung.getsockname()[1]}/0",
+                                     clock=lambda: now[0])
+        h = "ab" * 32
+        t0 = time.perf_counter()
+        assert store.get(h) is None
+        first = time.perf_counter() - t0
+        assert first < 1.0 and store.broken
+        t0 = time.perf_counter()
+        for _ in range(20):
+            assert store.get(h) is None and store.put(h, b"x") is False
+        assert time.perf_counter() - t0 < 0.05          # not asked: no waiting
+        now[0] += textstore.REDIS_BREAK_S + 1            # the breaker closes: asked again
+        assert not store.broken
+        assert store.get(h) is None and store.broken
+    finally:
+        hung.close()
+
+
+def test_lab_requests_do_not_wait_on_a_hung_redis(tmp_path):
+    hung = socket.socket()
+    hung.bind(("127.0.0.1", 0))
+    hung.listen(64)
+    try:
+        app = create_app({"TESTING": True, "TEXT_STORE_REDIS": f"redis://127.0.0.1:{hung.getsockname()[1]}/0"})
+        c = app.test_client()
+        t0 = time.perf_counter()
+        for i in range(10):   # random hashes the worker does not hold: each would ask the store
+            r = c.get(f"/api/lab/run?text={hashlib.sha256(bytes([i])).hexdigest()}")
+            assert r.status_code == 404 and r.get_json()["error"]["param"] == "text"
+        assert time.perf_counter() - t0 < 3.0   # one short time-out, not ten
+    finally:
+        hung.close()
+
+
+def test_a_text_folder_that_cannot_be_made_falls_back_and_never_answers_500(tmp_path, caplog, monkeypatch):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    fallback = tmp_path / "fallback"
+    monkeypatch.setattr(textstore, "fallback_dirs", lambda: [blocker / "also", fallback])
+    with caplog.at_level("WARNING", logger="serving.textstore"):
+        store = textstore.from_config({"TEXT_STORE_DIR": str(blocker / "texts")})
+    assert isinstance(store, textstore.DirStore) and store.folder == fallback
+    assert str(fallback) in caplog.text and "instead of" in caplog.text
+    # None can be made: no store, and still no 500.
+    monkeypatch.setattr(textstore, "fallback_dirs", lambda: [blocker / "also"])
+    app = create_app({"TESTING": True, "TEXT_STORE_DIR": str(blocker / "texts")})
+    c = app.test_client()
+    up = c.post("/api/lab/text?lang=en", data=REFRAIN.encode() + b" nowhere")
+    assert up.status_code == 200
+    labtexts.CACHE.clear()
+    r = c.get(f"/api/lab/run?text={up.get_json()['text']}")
+    assert r.status_code == 404 and r.get_json()["error"]["param"] == "text"
+    assert c.get(f"/embed/en/specdec/lab/?text={up.get_json()['text']}").status_code == 200

@@ -224,10 +224,15 @@ def test_large_vocabularies_keep_small_distribution_caches():
     # 40,000 different words: the default 256 dense vectors would be 256 × 8 B × 40,001 = 82 MB.
     words = " ".join(f"w{i}" for i in range(40_000))
     ut = build(words.encode(), "en")
+    rng = np.random.default_rng(3)
     for m in ut.models.values():
-        assert m._dist_cached.cache_info().maxsize * 8 * m.V <= usertext.DIST_CACHE_BYTES
-        widest = int(np.diff(m._bi.start).max())
-        assert m._sparse_cached.cache_info().maxsize * 16 * widest <= usertext.DIST_CACHE_BYTES
+        for _ in range(300):   # read many contexts: the caches stay within their bytes
+            ctx = tuple(int(i) for i in rng.integers(0, m.V, size=2))
+            m.dist(ctx)
+            m.sparse(ctx)
+        for memo in (m.dist_memo, m.sparse_memo):
+            assert memo.max_bytes == usertext.DIST_CACHE_BYTES
+            assert memo.nbytes <= usertext.DIST_CACHE_BYTES or len(memo) == 1
 
 
 @settings(max_examples=150, deadline=None)

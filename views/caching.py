@@ -34,7 +34,7 @@ from flask_compress import Compress
 
 from serving.bytecache import ByteLRU
 from serving.hosts import CanonicalHost, configured_hosts
-from sim.params import PAGE
+from sim.params import PAGE, SHOW
 
 # Pages and API answers change only when the app is deployed again; five minutes bounds how
 # long a browser keeps an old copy after that, and the ETag makes the re-check a cheap 304.
@@ -50,13 +50,13 @@ IMMUTABLE_MAX_AGE_S = 365 * 24 * 3600
 RENDER_CACHE_BYTES = 32 * 1024 * 1024
 # Compressed bodies are 4-6x smaller than the raw ones (measured: a page 233 -> 41-48 kB, the
 # largest run 294 -> 53-56 kB); files are kept too (by path, see _compress_key), and plotly.js is
-# ~1.45 MB per encoding.
+# ~0.4 MB per encoding.
 COMPRESS_CACHE_BYTES = 16 * 1024 * 1024
 
 # Endpoints whose 200 answers depend only on the URL and the resolved language.
 CACHEABLE_PREFIXES = ("plate.", "api.")
 # Files: their compressed bytes are kept too (per path; files change only with a new deploy).
-FILE_ENDPOINTS = ("static", "plotly_js")
+FILE_ENDPOINTS = ("static", "vendor")
 
 
 def _cacheable_request() -> bool:
@@ -79,7 +79,7 @@ def private() -> None:
 
 
 def _page_params() -> frozenset[str]:
-    return frozenset(PAGE)
+    return frozenset(PAGE) | frozenset(SHOW)   # the page's URL state, and how a teacher has it shown
 
 
 def cache_key() -> str:
@@ -181,7 +181,7 @@ def init_app(app: Flask) -> None:
     # encoding (":zstd") and answers If-None-Match itself.
     cfg.setdefault("COMPRESS_MIN_SIZE", 500)
     # Streamed files (static, plotly.js) are compressed on the fly; let both answer 304s.
-    cfg.setdefault("COMPRESS_STREAMING_ENDPOINT_CONDITIONAL", ["static", "plotly_js"])
+    cfg.setdefault("COMPRESS_STREAMING_ENDPOINT_CONDITIONAL", ["static", "vendor"])
     if enabled:
         compressed = ByteLRU(compress_bytes)
         app.extensions["compress_cache"] = compressed

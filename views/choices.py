@@ -65,6 +65,7 @@ def param_labels() -> dict[str, str]:
         "c": _("Draft cost c"),
         "alpha": _("Acceptance rate α"),
         "depth": _("Read at depth"),
+        "more": _("“Go further” folds open"),
         "text": _("The lab’s text (your own)"),
         "tlang": _("How the lab splits the text"),
         "ldraft": _("The lab’s draft"),
@@ -76,4 +77,7 @@ def param_labels() -> dict[str, str]:
         "sampling": _("How the draft fills children"),
         "trule": _("The tree’s check"),
         "trounds": _("Rounds poured into the tree tubes"),
+        "draw": _("The tubes’ refills"),
+        "tpass": _("The tree pass’s new draws"),
+        "tdraw": _("The tree tubes’ refills"),
     }

@@ -71,10 +71,24 @@ def num(x, decimals: int = 0) -> str:
         return format_decimal(x, format=_pattern(decimals, _grouped(x, decimals)))
 
 
+PCT_DECIMALS_MAX = 3   # a share is never rounded to 0 % or 100 % when it is not: up to 3 decimals
+
+
+def share_decimals(x, decimals: int) -> int:
+    """The decimals a share needs so that rounding hides neither a nonzero share (0.003 is 0.3 %,
+    not 0 %) nor a gap to the whole (0.9996 is 99.96 %, not 100 %), up to PCT_DECIMALS_MAX."""
+    d = decimals
+    while d < PCT_DECIMALS_MAX and 0 < abs(x) < 1 and (round(abs(x) * 100, d) == 0 or round(abs(x) * 100, d) == 100):
+        d += 1
+    return d
+
+
 def pct(x, decimals: int = 0) -> str:
-    """Locale-aware percentage of a fraction: 0.997|pct(1) -> "99.7%"."""
+    """Locale-aware percentage of a fraction: 0.997|pct(1) -> "99.7%"; more decimals where the
+    rounding would show a nonzero share as 0 % or a share short of the whole as 100 %."""
     if missing(x):
         return MISSING
+    decimals = share_decimals(x, decimals)
     with decimal.localcontext(_HALF_UP):
         return format_percent(x, format=_pattern(decimals) + "%")
 
@@ -97,7 +111,7 @@ def compact(x) -> str:
 def times(x: str) -> str:
     """A factor already written as digits ("1.74", "2.6–3.4"): "1.74×" in English, "1.74 倍" in
     Chinese (one convention for prose, readouts and charts; GLOSSARY.md)."""
-    return _language().times.format(x)
+    return _language().times.format(x)   # zh: a no-break space, so a factor keeps its 倍
 
 
 # In Chinese a count with 万/亿 runs on into the word after it ("80.3亿个参数", "每秒 1.33万个词元"),
@@ -106,15 +120,34 @@ def times(x: str) -> str:
 # rendered Chinese page and live block (views/plate.py, views/sections/__init__.py); format.js's tidy()
 # does the same to what scripts write.
 _UNIT_SPACE = re.compile(r"(?<=[万亿])(</span>)?[ \t]+(?=[\u4e00-\u9fff])")
+# A token that is itself a quote mark, quoted ("草稿模型的首选““”"), reads as a slip: it is shown
+# in corner brackets instead (「“」). The token may sit in a field's <span>; " and ' come escaped.
+_QUOTE_TOKEN = re.compile(r"“((?:<[^>]*>)*)(“|”|‘|’|&#34;|&#39;|&quot;|&#x27;)((?:</[^>]*>)*)”")
+# A number and its unit stay on one line ("50.4 GB", "3.4 倍", "4.8 毫秒"): the space between
+# them is a no-break space, also after the </span> (</tspan>) of a field. format.js's tidy() does the same.
+_NUM_UNIT = re.compile(r"(\d)((?:</[a-z]+>)*)[ \t]+(?=(?:倍|GB|TB|MB|KB|GiB|TiB|ms|µs|毫秒|微秒)(?![A-Za-z]))")
+NBSP = "\u00a0"
+# A figure with 万/亿 written in the prose itself ("700亿参数"), not by a field (fields do not wrap,
+# plate.css): a word joiner keeps the digits and their 万/亿 on one line. Fields and scripts' data
+# are passed over unchanged.
+_WAN_YI = re.compile(r'(<span class="num"[^>]*>[^<]*</span>|<script\b.*?</script>)|(\d)(?=[万亿])', re.S)
+WORD_JOINER = "\u2060"
+# No space after a full-width mark, even where a template put one between a label ending in "："
+# and its value ("每次前向的 γ： 4 7 7"), possibly across the end of an element.
+_AFTER_MARK = re.compile(r"([，。；：！？、])((?:</[a-z]+>)*)[ \t]+(?=\S)")
 
 
 def tidy_zh(html: str) -> str:
-    return _UNIT_SPACE.sub(r"\1", html)
+    html = _UNIT_SPACE.sub(r"\1", html)
+    html = _QUOTE_TOKEN.sub(r"「\1\2\3」", html)
+    html = _AFTER_MARK.sub(r"\1\2", html)
+    html = _NUM_UNIT.sub(lambda m: m.group(1) + (m.group(2) or "") + NBSP, html)
+    return _WAN_YI.sub(lambda m: m.group(1) or m.group(2) + WORD_JOINER, html)
 
 
 def typeset(html: str, lang: str | None) -> str:
-    """Rendered text with its language's spacing rules (tidy_zh where counts run in 万/亿)."""
-    return tidy_zh(html) if lang in LANGUAGES and LANGUAGES[lang].myriads else html
+    """Rendered text with its language's typography (tidy_zh for full-width Chinese text)."""
+    return tidy_zh(html) if lang in LANGUAGES and LANGUAGES[lang].full_width else html
 
 
 # Punctuation around a phrase, in the reader's language: English puts a space before a bracket,
@@ -130,10 +163,9 @@ def colon() -> str:
     return _language().colon
 
 
-def section_ref(num: int) -> str:
-    """A section's number where a sentence points to it: "01" in English (as the contents list
-    prints it), "1" in Chinese (第 1 节)."""
-    return _language().section_ref.format(num)
+def comma() -> str:
+    """What separates listed values inside a sentence: ", " in English, "，" in Chinese."""
+    return _language().comma
 
 
 def gap() -> str:
@@ -156,6 +188,19 @@ def prob(x) -> str:
     return f"{num(float(mantissa), 1)} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
 
 
+PVALUE_FLOOR = 1e-6   # below it a p-value is written as a bound: "< 10⁻⁶", never "0" or "0.000"
+
+
+def pvalue(x) -> str:
+    """A test's p-value: as ``prob`` from 10⁻⁶ up, "< 10⁻⁶" below (an underflow to 0 included: a
+    p-value is never 0)."""
+    if missing(x):
+        return MISSING
+    if x < PVALUE_FLOOR:
+        return "< 10" + str(int(math.log10(PVALUE_FLOOR))).translate(_SUPERSCRIPT)
+    return prob(x)
+
+
 def fmt(x, spec: str = "num:0") -> str:
     kind, _sep, digits = spec.partition(":")
     d = int(digits or 0)
@@ -169,6 +214,8 @@ def fmt(x, spec: str = "num:0") -> str:
         return compact(x * 10 ** d if not missing(x) else x)
     if kind == "prob":
         return prob(x)
+    if kind == "pvalue":
+        return pvalue(x)
     return num(x, d)
 
 
@@ -226,4 +273,5 @@ def init_app(app) -> None:
                                  symbols=symbols)
     # Globals, so macros imported without context (and rendered alone for /api/section) see them.
     app.jinja_env.globals.update(field=field, lookup=lookup, MISSING=MISSING, P=params,
-                                 url_query=query, section_ref=section_ref, LANGUAGES=LANGUAGES, story=story, paren=paren, colon=colon, gap=gap)
+                                 url_query=query, LANGUAGES=LANGUAGES, story=story,
+                                 paren=paren, colon=colon, comma=comma, gap=gap)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from flask import Blueprint, abort, current_app, render_template, request, url_for
+from flask import Blueprint, abort, current_app, has_request_context, render_template, request, url_for
 from flask_babel import gettext as _
 
 from corpus.text import LANGS
@@ -19,6 +19,7 @@ from views.choices import choice_labels, param_labels
 from views.format import typeset
 from views.params import parse_lenient
 from views.sections import ANCHORS, BY_ANCHOR, SECTIONS, answers, reads
+from views.teach import chosen, show_query, show_state
 
 bp = Blueprint("plate", __name__)
 
@@ -47,10 +48,22 @@ def shipped_params() -> dict:
 
 def _context(lang: str, embed: bool, anchor: str | None = None) -> dict:
     state, errors = page_state()
+    show, show_errors = show_state()
+    if anchor:
+        show["sections"] = ""   # a one-section embed shows its section whatever the link says
     query = param.query(state, P.PAGE)
-    shown = (BY_ANCHOR[anchor],) if anchor else SECTIONS
+    # Links to this page in the other language, and from an embed to the page, keep how a
+    # teacher has it shown (the sections, locked or hidden controls, paused, the projector).
+    keep = show_query(show)
+    shown = (BY_ANCHOR[anchor],) if anchor else chosen(show)
     other = next(code for code in LANGS if code != lang)   # the switch offers the other one
+    flip = {k: v for k, v in keep.items() if k != "view"}
+    if show["view"] != "projector":
+        flip["view"] = "projector"
     return {
+        "view_href": url_for(request.endpoint, **(request.view_args or {}), **query, **flip),
+        "show": show,
+        "show_query": keep,
         "lang": lang,
         "other_lang": other,
         "state": state,
@@ -58,15 +71,15 @@ def _context(lang: str, embed: bool, anchor: str | None = None) -> dict:
         "params_json": shipped_params(),
         "P": P,
         "query": query,
-        "notices": errors,
+        "notices": errors + ([] if anchor else show_errors),
         "answers": {s.anchor: answers(s, lang, state) for s in shown},
-        "sections": SECTIONS,
+        "sections": shown if not anchor else SECTIONS,
         "shown": shown,
         "embed": embed,
         "anchor": anchor,
         "switch_href": url_for(request.endpoint, **{**(request.view_args or {}), "lang": other},
-                               **query),
-        "page_href": url_for("plate.page", lang=lang, **query),
+                               **query, **keep),
+        "page_href": url_for("plate.page", lang=lang, **query, **keep),
     }
 
 
@@ -97,7 +110,7 @@ def embed_section(lang: str, anchor: str):
     ctx = _context(lang, embed=True, anchor=anchor)
     # The snippet and the links of a one-section embed carry only what the section reads.
     ctx["query"] = param.query(ctx["state"], P.PAGE, reads(sec))
-    ctx["page_href"] = url_for("plate.page", lang=lang, **ctx["query"]) + f"#{anchor}"
+    ctx["page_href"] = url_for("plate.page", lang=lang, **ctx["query"], **ctx["show_query"]) + f"#{anchor}"
     return _render("plate/embed_section.html", section=sec, **ctx)
 
 
@@ -136,6 +149,13 @@ def page_i18n() -> dict:
         "invalid": _("%(name)s must be %(allowed)s."),
         "plate_title": _("Speculative decoding"),
         "section": _("Section"),
+        # Committed predictions (static/js/predict.js): the reader's choice beside the answer.
+        "predict_right": _("Your prediction: “%(choice)s”, which is the answer."),
+        "predict_wrong": _("Your prediction: “%(choice)s”; the answer is marked above."),
+        "predict_unsure": _("You were not sure; the answer is marked above."),
+        "predict_guess": _("Your guess: %(guess)s, off by %(gap)s."),
+        "fullscreen": _("Full screen"),
+        "exit_fullscreen": _("Exit full screen"),
     }
 
 
@@ -160,6 +180,9 @@ def embed_dialog_i18n() -> dict:
             "off": _("off"),
             "preview": _("Preview"),
             "measuring": _("Measuring its height at %(px)s px wide…"),
+            "no_prose": _("A one-section embed shows the section's title, its depth note, its predict-first question and its interactive, not the section's prose: explain it on your own page, or link to the section on the full page."),
+            "fixed_label": _("Without scripts: a frame of fixed size"),
+            "fixed_help": _("For a course site that strips scripts (the frame then cannot grow): %(px)s px wide and %(h)s px high, measured here. Pick the width of your page above; in a narrower column than that the frame scrolls inside."),
             "measured": _("Height at %(px)s px wide: %(h)s px, written into the snippet. A narrower frame (a phone) needs more: the script grows it; without the script the frame scrolls."),
         },
     }
@@ -170,7 +193,25 @@ def _frame_context() -> dict:
     return {"widget_css": _widget_css(), "page_i18n": page_i18n()}
 
 
+def fold_open(fold_id: str) -> bool:
+    """Whether a "Go further" fold is rendered open (issue 22): every fold at the Frontier depth,
+    and the folds the URL's `more` names. A global, as the widgets' macros that draw the folds are
+    imported without the page's context."""
+    if not has_request_context():
+        return False
+    state, _errors = page_state()
+    return state["depth"] == "frontier" or fold_id in (state["more"] or "").split(",")
+
+
+def in_embed() -> bool:
+    """A one-section or whole-plate embed (which shows no section prose in a fold)."""
+    return has_request_context() and (request.endpoint or "").startswith("plate.embed")
+
+
 @bp.record_once
 def _section_numbers(setup) -> None:
+    setup.app.jinja_env.globals["fold_open"] = fold_open
+    setup.app.jinja_env.globals["in_embed"] = in_embed
     # A global, so macros rendered without the page's context (the parts diagram) number links.
     setup.app.jinja_env.globals["section_nums"] = {s.anchor: s.num for s in SECTIONS}
+    setup.app.jinja_env.globals["section_titles"] = {s.anchor: s.title for s in SECTIONS}

@@ -35,7 +35,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .. import examples
+from .. import examples, pair
 from ..dist import overlap
 from ..ngram import NGramModel, load_models
 from ..speculative import CONTEXT_KEPT, DRAFTS, plain_decode
@@ -182,7 +182,14 @@ def acceptance(lang: str, draft: str = "bigram", m: int = CONTEXTS) -> dict:
         raise ValueError(f"draft must be one of {', '.join(DRAFTS)}")
     models = load_models(lang)
     target = models["trigram"]
-    return fit_acceptance(target, models[draft], contexts(target, lang, m, FIT_SEED))
+    fitted = fit_acceptance(target, models[draft], contexts(target, lang, m, FIT_SEED))
+    # α is the pair's (sim.pair: over a long run of the target's text, as every section prints it),
+    # not the mean over these 32 positions, so the chain here is the sections `alpha` to `idle`'s chain; P[1] of
+    # Sequoia's vector is that same chance, so its one-child-per-node shape stays the chain.
+    a = pair.alpha(lang, draft)
+    fitted["alpha"] = a
+    fitted["sequoia_acceptance"] = [fitted["sequoia_acceptance"][0], a, *fitted["sequoia_acceptance"][2:]]
+    return fitted
 
 
 def measure(target: NGramModel, draft: NGramModel, ctxs: Sequence[Sequence[int]],

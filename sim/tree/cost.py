@@ -65,10 +65,11 @@ def speedup(tokens: float, gpu, model, batch: int, context: int, n: int, depth: 
     return tokens / pass_cost(gpu, model, batch, context, n, depth, c)["cost"]
 
 
-def n_fit(gpu, model, batch: int, context: int, n_max: int = N_MAX) -> int:
-    """The largest budget n ≤ n_max whose pass fits in memory: ``batch`` streams of context + n
-    cached tokens beside the weights (n = 0 is plain decoding); −1 when not even that fits."""
-    most = roofline.max_context(gpu, model, batch)   # None: the weights alone do not fit
+def n_fit(gpu, model, batch: int, context: int, n_max: int = N_MAX, gpus: int = 1) -> int:
+    """The largest budget n ≤ n_max whose pass fits in memory on ``gpus`` GPUs: ``batch`` streams
+    of context + n cached tokens beside the weights (n = 0 is plain decoding); −1 when not even
+    that fits (a page says "does not fit", never −1)."""
+    most = roofline.max_context(gpu, model, batch, gpus=gpus)   # None: the weights alone do not fit
     if most is None or most < context:
         return -1
     return min(n_max, most - context)
@@ -88,7 +89,7 @@ def _best(table: dict, method: str, ratios: list[float], c: float, fit: int | No
     return best
 
 
-def curves(table: dict, gpu, model, batch: int, context: int, c: float) -> dict:
+def curves(table: dict, gpu, model, batch: int, context: int, c: float, gpus: int = 1) -> dict:
     """For every method and budget: tokens per pass, depth, t(n) and speed-up (None past the
     budgets that fit in memory, ``n_fit``); each method's best budget among those that fit; and
     whether the best tree beats the best chain here (by how much). When not even plain decoding
@@ -96,11 +97,11 @@ def curves(table: dict, gpu, model, batch: int, context: int, c: float) -> dict:
     c = _c(c)
     n_max = max(table["n"])
     ratios = verify_ratios(gpu, model, batch, context, n_max)
-    fit = n_fit(gpu, model, batch, context, n_max)
+    fit = n_fit(gpu, model, batch, context, n_max, gpus)
     out = {"gpu": roofline._gpu(gpu).key, "model": roofline._model(model).key, "batch": batch,
            "context": context, "c": c, "n": table["n"], "t_ratio": [ratios[n] for n in table["n"]],
-           "fits": fit >= 0, "n_fit": fit, "max_batch": roofline.max_batch(gpu, model, context),
-           "methods": {}}
+           "fits": fit >= 0, "n_fit": fit, "max_batch": roofline.max_batch(gpu, model, context, gpus=gpus),
+           "gpus": gpus, "methods": {}}
     for m in METHODS:
         rows = table[m]
         sp = [rows["tokens"][i] / (ratios[n] + rows["depth"][i] * c) if n <= fit else None
@@ -122,7 +123,7 @@ def _verdict(methods: dict) -> dict:
             "tree_beats_chain": st > sc + TIE, "tree_over_chain": st / sc}
 
 
-def batch_scan(table: dict, gpu, model, context: int, c: float, batches=BATCHES) -> dict:
+def batch_scan(table: dict, gpu, model, context: int, c: float, batches=BATCHES, gpus: int = 1) -> dict:
     """The best chain and the best tree at each batch size where plain decoding fits in memory
     (the scan ends at the first batch that does not: ``stops_fitting_batch``; each row's budgets
     are those that fit there, ``n_fit``); the first of those batches from which no tree beats the
@@ -132,7 +133,7 @@ def batch_scan(table: dict, gpu, model, context: int, c: float, batches=BATCHES)
     rows = []
     stops_fitting = None
     for b in batches:
-        fit = n_fit(gpu, model, b, context, n_max)
+        fit = n_fit(gpu, model, b, context, n_max, gpus)
         if fit < 0:
             stops_fitting = b
             break
@@ -146,4 +147,4 @@ def batch_scan(table: dict, gpu, model, context: int, c: float, batches=BATCHES)
     return {"gpu": roofline._gpu(gpu).key, "model": roofline._model(model).key, "context": context,
             "c": c, "rows": rows, "trees_stop_paying_batch": trees_stop,
             "speculation_stops_paying_batch": spec_stop, "stops_fitting_batch": stops_fitting,
-            "max_batch": roofline.max_batch(gpu, model, context)}
+            "max_batch": roofline.max_batch(gpu, model, context, gpus=gpus)}

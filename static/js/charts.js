@@ -13,7 +13,8 @@ export function lazyChart(container, ctx, draw) {
   const start = () => {
     if (requested) return;
     requested = true;
-    ctx.loadPlotly().then((P) => {
+    ctx.loadPlotly().then((P) => new Promise((ok) => setTimeout(() => ok(P), 0))).then((P) => {
+      // One task per chart: several charts coming at once do not add up into one long task.
       plotly = P;
       container.textContent = ""; // drop the server's fallback table
       container.classList.add("is-drawn");
@@ -35,6 +36,11 @@ export function lazyChart(container, ctx, draw) {
   // The Embed dialog's preview (widgets/embed.js) asks for every chart at once, to measure the
   // height the embed takes with its charts drawn.
   document.addEventListener("specdec:draw-charts", start);
+  // Inside a "Go further" fold (folds.js) a chart has no size while the fold is closed: the
+  // observer above starts it once the fold opens; one drawn before is drawn again at its new size.
+  container.closest("details")?.addEventListener("toggle", (e) => {
+    if (e.target.open && plotly && pending) draw(plotly, container, pending);
+  });
   // Labels may differ by depth (the Story depth has words for formulas): draw again on a switch.
   ctx.state?.subscribe((names) => { if (names.has("depth") && plotly && pending) draw(plotly, container, pending); });
   return (data) => {

@@ -26,7 +26,7 @@ const missing = (x) => x === null || x === undefined || typeof x === "boolean" |
 export function num(x, d = 0) { return missing(x) ? MISSING : nf(fixed(d)).format(x); }
 
 // A factor already written as digits: "1.74×", or "1.74 倍" on the Chinese page.
-export function times(digits) { return zh() ? `${digits} 倍` : `${digits}×`; }
+export function times(digits) { return zh() ? `${digits}\u00a0倍` : `${digits}×`; }
 
 // What joins a label to its value: "：" on the Chinese page, ": " elsewhere.
 export function colon() { return zh() ? "：" : ": "; }
@@ -42,7 +42,17 @@ export function paren(text) { return zh() ? `（${text}）` : ` (${text})`; }
 
 // A count with 万/亿 runs on into the Han character after it ("1.33万个词元"), as
 // views/format.py's tidy_zh does to the server's Chinese text.
-export function tidy(text) { return zh() ? text.replace(/(?<=[万亿])[ \t]+(?=[\u4e00-\u9fff])/g, "") : text; }
+// A quote-mark token inside quote marks is shown in corner brackets (「“」), and a number keeps
+// its unit and its 万/亿 on the same line (a no-break space: "50.4 GB", "3.4 倍"; a word joiner:
+// "1.33万"), as tidy_zh does too.
+export function tidy(text) {
+  if (!zh()) return text;
+  return text.replace(/(?<=[万亿])[ \t]+(?=[\u4e00-\u9fff])/g, "")
+    .replace(/“((?:<[^>]*>)*)([“”‘’"'])((?:<\/[^>]*>)*)”/g, "「$1$2$3」")
+    .replace(/([，。；：！？、])((?:<\/[a-z]+>)*)[ \t]+(?=\S)/g, "$1$2")
+    .replace(/(?<=\d)((?:<\/[a-z]+>)*)[ \t]+(?=(?:倍|GB|TB|MB|KB|GiB|TiB|ms|µs|毫秒|微秒)(?![A-Za-z]))/g, "$1\u00a0")
+    .replace(/(?<=\d)(?=[万亿])/g, "\u2060");
+}
 
 export function count(x, lang = pageLang()) {
   if (missing(x)) return MISSING;
@@ -59,15 +69,33 @@ export function prob(x) {
   return `${num(Number(m), 1)} × 10${String(Number(e)).replace(/[-0-9]/g, (ch) => SUPER[ch])}`;
 }
 
+// A test's p-value: as prob from 10⁻⁶ up, "< 10⁻⁶" below (a p-value is never 0).
+export const PVALUE_FLOOR = 1e-6;
+export function pvalue(x) {
+  if (missing(x)) return MISSING;
+  return x < PVALUE_FLOOR ? "< 10⁻⁶" : prob(x);
+}
+
+// As the server's share_decimals: rounding never shows a nonzero share as 0 % or a share short of
+// the whole as 100 % (up to 3 decimals).
+const PCT_DECIMALS_MAX = 3;
+function shareDecimals(x, d) {
+  const a = Math.abs(x);
+  const r = (k) => Number((a * 100).toFixed(k));
+  while (d < PCT_DECIMALS_MAX && a > 0 && a < 1 && (r(d) === 0 || r(d) === 100)) d += 1;
+  return d;
+}
+
 export function format(x, spec = "num:0") {
   const [kind, digits] = spec.split(":");
   const d = Number(digits) || 0;
   switch (kind) {
     case "text": return x === null || x === undefined ? MISSING : String(x);
-    case "pct": return missing(x) ? MISSING : nf({ style: "percent", ...fixed(d) }).format(x);
+    case "pct": return missing(x) ? MISSING : nf({ style: "percent", ...fixed(shareDecimals(x, d)) }).format(x);
     case "x": return missing(x) ? MISSING : times(num(x, d));
     case "big": return count(missing(x) ? x : x * 10 ** d);
     case "prob": return prob(x);
+    case "pvalue": return pvalue(x);
     default: return num(x, d);
   }
 }

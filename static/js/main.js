@@ -7,6 +7,8 @@ import { bindControls } from "./controls.js";
 import { sectionOf, startSections } from "./sections.js";
 import { h } from "./dom.js";
 import { tidy } from "./format.js";
+import { startPredictions } from "./predict.js";
+import { startFolds } from "./folds.js";
 
 const html = document.documentElement;
 const lang = html.dataset.lang || "en";
@@ -37,6 +39,34 @@ function makeT(el) {
   };
 }
 
+// Projector view: every chart with larger type, thicker lines and bigger markers, and no hover
+// (nobody hovers on a projector; what a chart says must be on it). One place for every widget.
+function projectorPlotly(P) {
+  if (P.__projector) return P;
+  P.__projector = true;
+  const grow = (v, k, floor) => (typeof v === "number" ? Math.max(floor, v * k) : v);
+  const thick = (tr) => ({
+    ...tr,
+    ...(tr.line ? { line: { ...tr.line, width: grow(tr.line.width ?? 2, 2, 4) } } : {}),
+    ...(tr.marker ? { marker: { ...tr.marker, size: grow(tr.marker.size ?? 6, 1.5, 9) } } : {}),
+    ...(tr.textfont ? { textfont: { ...tr.textfont, size: grow(tr.textfont.size ?? 12, 1.4, 16) } } : {}),
+  });
+  const big = (l = {}) => ({
+    ...l,
+    font: { ...(l.font || {}), size: grow(l.font?.size ?? 12, 1.4, 17), color: "#000" },
+    height: typeof l.height === "number" ? Math.round(l.height * 1.25) : l.height,
+    // Room for the larger tick labels beside and below the axes.
+    margin: l.margin ? { ...l.margin, l: grow(l.margin.l, 1.35, 0), b: grow(l.margin.b, 1.3, 0) } : l.margin,
+    annotations: l.annotations?.map((a) => ({ ...a, font: { ...(a.font || {}), size: grow(a.font?.size ?? 12, 1.4, 16) } })),
+    hovermode: false,
+  });
+  for (const fn of ["newPlot", "react"]) {
+    const orig = P[fn].bind(P);
+    P[fn] = (el, data, layout, config) => orig(el, (data || []).map(thick), big(layout), config);
+  }
+  return P;
+}
+
 let plotlyPromise = null;
 function loadPlotly() {
   if (window.Plotly) return Promise.resolve(window.Plotly);
@@ -45,7 +75,9 @@ function loadPlotly() {
       const s = document.createElement("script");
       s.src = "/vendor/plotly.min.js";
       s.async = true;
-      s.onload = () => resolve(window.Plotly);
+      // The load event comes in the same task as the script's evaluation (a few hundred ms of
+      // it): the first chart is drawn in a task of its own, so neither is one long freeze.
+      s.onload = () => setTimeout(() => resolve(html.dataset.view === "projector" ? projectorPlotly(window.Plotly) : window.Plotly), 0);
       s.onerror = () => { plotlyPromise = null; reject(new Error("plotly.js failed to load")); };
       document.head.appendChild(s);
     });
@@ -111,6 +143,14 @@ function sectionForSwitch() {
 window.addEventListener("scroll", noteSection, { passive: true });
 
 function updateLinks() {
+  // The projector switch keeps the settings too, with view= turned over.
+  const vs = document.getElementById("view-switch");
+  if (vs) {
+    const q = new URLSearchParams(location.search);
+    if (vs.dataset.on === "1") q.delete("view"); else q.set("view", "projector");
+    const s = q.toString();
+    vs.href = location.pathname + (s ? `?${s}` : "") + location.hash;
+  }
   const sw = document.getElementById("lang-switch");
   if (!sw) return;
   const url = new URL(sw.href, location.href);
@@ -133,6 +173,8 @@ function makeCtx(el) {
     lang,
     state,
     reducedMotion,
+    // The page starts paused (a teacher's link): a widget that would move by itself waits.
+    paused: html.dataset.paused === "1",
     loadPlotly,
     section,
     answer: (unit) => section?.answer(unit) ?? null,
@@ -172,10 +214,35 @@ function backToAnchor() {
   requestAnimationFrame(() => { jump(); html.style.scrollBehavior = ""; });
 }
 
+// ---- how a teacher has the page shown (views/teach.py): settings locked or hidden, paused -------
+// Locked: every setting stays in view but cannot be moved (stepping and playing still work);
+// hidden: the settings are not shown at all (plate.css), and locked too, so keys cannot reach them.
+// Paused: nothing moves by itself until the reader starts that interactive (a click or a key in it).
+function applyShow() {
+  const mode = html.dataset.controls;
+  if (mode === "locked" || mode === "hidden") {
+    for (const c of document.querySelectorAll("[data-param]")) {
+      c.disabled = true;
+      c.setAttribute("aria-disabled", "true");
+    }
+  }
+  if (html.dataset.paused === "1") {
+    const start = (e) => {
+      const w = e.target instanceof Element && e.target.closest(".widget, [data-widget]");
+      if (w) w.dataset.started = "1";
+    };
+    document.addEventListener("pointerdown", start, true);
+    document.addEventListener("keydown", start, true);
+  }
+}
+
 async function mountAll() {
+  applyShow();
   updateLinks();
   bindControls(document, makeT(null));
   startSections(pageStrings);
+  startFolds(state);
+  startPredictions(makeT(null), lang);
   const els = [...document.querySelectorAll("[data-widget]")];
   await Promise.all(els.map(async (el) => {
     const name = el.dataset.widget;
@@ -194,24 +261,87 @@ async function mountAll() {
 }
 
 // ---- embeds: tell the host page our height on every change of size ------------------------------
+// In three dialects, since course platforms listen for their own: ours ({type: "specdec:height"},
+// static/js/embed-host.js), H5P's resizer (Moodle, WordPress and Drupal's h5p-resizer.js: hello,
+// prepareResize, then resize once the host says resizePrepared) and Canvas's lti.frameResize.
 // Posted straight from the observer, not from requestAnimationFrame, which browsers hold back in
 // frames out of view: a frame below the fold must still get its height when the host resizes.
-function reportHeight() {
+function bodyHeight() {
   // The body's own height, not the document's: the latter never drops below the frame's height,
   // so a host could grow the frame but never shrink it.
   const b = document.body;
   const cs = getComputedStyle(b);
-  const height = Math.ceil(b.getBoundingClientRect().height + parseFloat(cs.marginTop) + parseFloat(cs.marginBottom));
-  parent.postMessage({ type: "specdec:height", height, href: location.href }, "*");
+  return Math.ceil(b.getBoundingClientRect().height + parseFloat(cs.marginTop) + parseFloat(cs.marginBottom));
 }
 
+// A frame inside a collapsed block or a hidden tab has no width: its height then means nothing
+// (every line one word wide), so it is not reported; once shown, the charts drawn while hidden
+// lay themselves out again at the real width and the new height goes out at once.
+let hidden = false;
+let lastPosted = -1;
+function relayout() {
+  for (const el of document.querySelectorAll(".js-plotly-plot")) {
+    try { window.Plotly?.Plots.resize(el); } catch { /* a chart being redrawn */ }
+  }
+  document.dispatchEvent(new CustomEvent("specdec:shown"));
+}
+
+function postH5P(action, height) {
+  parent.postMessage({ context: "h5p", action, scrollHeight: height, clientHeight: height, height }, "*");
+}
+
+function reportHeight(force = false) {
+  if (window.innerWidth === 0 || document.body.getBoundingClientRect().width === 0) { hidden = true; return; }
+  if (hidden) { hidden = false; force = true; relayout(); }
+  const height = bodyHeight();
+  parent.postMessage({ type: "specdec:height", height, href: location.href }, "*");
+  if (height === lastPosted && !force) return;
+  lastPosted = height;
+  postH5P("prepareResize", height);
+  // Canvas reads a JSON string (older tools' form, which every Canvas version parses).
+  parent.postMessage(JSON.stringify({ subject: "lti.frameResize", height }), "*");
+}
+
+function onHostMessage(e) {
+  if (e.source !== parent) return;
+  const d = e.data;
+  if (!d || typeof d !== "object" || d.context !== "h5p") return;
+  if (d.action === "ready") postH5P("hello", bodyHeight());
+  else if (d.action === "hello" || d.action === "resize") reportHeight(true);
+  // The host has set a provisional height (some resizers shrink the frame first): now the real one.
+  else if (d.action === "resizePrepared" && !hidden) postH5P("resize", bodyHeight());
+}
+
+// The fullscreen button of an embed: shown only where the host's frame allows it (allowfullscreen).
+function fullscreenButton() {
+  const btn = document.getElementById("embed-fullscreen");
+  if (!btn) return;
+  if (!document.fullscreenEnabled) { btn.hidden = true; return; }
+  btn.hidden = false;
+  const label = () => {
+    btn.textContent = document.fullscreenElement ? pageStrings.exit_fullscreen : pageStrings.fullscreen;
+    btn.setAttribute("aria-pressed", document.fullscreenElement ? "true" : "false");
+  };
+  btn.addEventListener("click", () => {
+    if (document.fullscreenElement) document.exitFullscreen().catch(() => {});
+    else html.requestFullscreen().catch(() => {});
+  });
+  document.addEventListener("fullscreenchange", label);
+  label();
+}
+
+if (document.body.classList.contains("embed")) fullscreenButton();
+
 if (window.parent !== window && document.body.classList.contains("embed")) {
-  if ("ResizeObserver" in window) new ResizeObserver(reportHeight).observe(document.body);
-  window.addEventListener("load", reportHeight);
-  window.addEventListener("resize", reportHeight);
+  window.addEventListener("message", onHostMessage);
+  const report = () => reportHeight();
+  if ("ResizeObserver" in window) new ResizeObserver(report).observe(document.body);
+  window.addEventListener("load", report);
+  window.addEventListener("resize", report);
   // Once the widgets have mounted (often after "load"), measured at once: a cross-origin frame
   // out of view gets no rendering update, so no ResizeObserver callback, until it is scrolled to.
-  document.addEventListener("specdec:ready", reportHeight);
+  document.addEventListener("specdec:ready", report);
+  postH5P("hello", bodyHeight());
   reportHeight();
 }
 

@@ -23,7 +23,9 @@ export function player(el, ctx, { step, reset, canStep, back, interval = 900 }) 
     if (canStep && !canStep()) reset();
     setPlaying(true);
     tick();
-    timer = setInterval(tick, ctx.reducedMotion ? interval * 1.5 : interval);
+    // interval may be a function: a widget whose steps animate (the bench's machine) sets its own pace.
+    const ms = typeof interval === "function" ? interval() : interval;
+    timer = setInterval(tick, ctx.reducedMotion ? ms * 1.5 : ms);
   };
   const api = {
     step: () => { pause(); if (!canStep || canStep()) step(); },

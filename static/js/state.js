@@ -25,7 +25,9 @@ const listeners = new Set();
 export function parse(name, raw) {
   const p = params[name];
   if (!p) return undefined;
-  if (raw === null || raw === undefined || raw === "") return p.default === null ? null : undefined;
+  // Empty: the default where the default is itself empty (no α pinned, the book instead of a
+  // text), else not a value.
+  if (raw === null || raw === undefined || raw === "") return p.default === null || p.default === "" ? p.default : undefined;
   const s = String(raw).trim();
   switch (p.kind) {
     case "int": {

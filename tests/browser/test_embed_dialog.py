@@ -153,3 +153,27 @@ def test_dialog_is_accessible_and_fits_the_screen(browser, live_url, lang, width
     assert page.evaluate("document.activeElement.id") == "embed-dialog-code"
     assert page.locator(".embed-dialog__viewport").evaluate("v => v.inert")
     ctx.close()
+
+
+def test_dialog_says_what_a_section_embed_leaves_out_and_gives_a_fixed_snippet(page, live_url):
+    _load(page, f"{live_url}/en/specdec/")
+    open_dialog(page, "#exact .embed-link")
+    note = page.locator(".embed-dialog__prose")
+    assert note.is_visible() and "not the section's prose" in note.inner_text()
+    s = snippet(page)
+    assert 'allow="fullscreen" allowfullscreen' in s["code"]
+    # Without scripts: the same frame, exactly as wide as chosen and as high as measured there.
+    for w in ("800", "390"):
+        page.locator("#embed-dialog-width").select_option(w)
+        wait_measured(page)
+        s = snippet(page)
+        fixed = page.locator("#embed-dialog-fixed").input_value()
+        assert "<script" not in fixed and "allowfullscreen" in fixed
+        assert f'width="{w}" height="{s["height"]}"' in fixed
+        assert f"width:{w}px;height:{s['height']}px" in fixed
+        assert f"{int(w):,} px wide and {s['height']:,} px high" in page.locator(".embed-dialog__fixed-help").inner_text()
+    page.keyboard.press("Escape")
+    # The whole plate carries its prose: no such note.
+    open_dialog(page, ".embed-link--page")
+    assert not page.locator(".embed-dialog__prose").is_visible()
+    assert page.console_errors == []

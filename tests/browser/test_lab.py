@@ -56,7 +56,7 @@ def test_forgotten_text_is_sent_again(page, live_url):
     for f in Path(os.environ["SPECDEC_TEXT_DIR"]).glob("*.txt"):
         f.unlink()
     with page.expect_response(lambda r: "/api/lab/text" in r.url and r.status == 200, timeout=60_000):
-        page.select_option("#lab-gamma", "2")
+        page.fill("#lab-gamma", "2")
     page.wait_for_function("() => !document.querySelector('#lab[aria-busy=true]') && /2/.test(document.querySelector('#lab [data-field=gammas_text]').textContent)",
                            timeout=60_000)
     assert page.locator("#lab .widget-error").count() == 0

@@ -54,7 +54,7 @@ def test_embed_dialog_gives_an_iframe_snippet(page, live_url):
     page.locator("#rule .embed-link").click()
     dialog = page.locator("dialog.embed-dialog")
     dialog.wait_for(state="visible")
-    code = dialog.locator("textarea").input_value()
+    code = dialog.locator("#embed-dialog-code").input_value()
     assert re.search(r'<iframe src="http://127\.0\.0\.1:\d+/embed/en/specdec/rule/\?gamma=5"', code)
     assert 'title="Speculative decoding: The rule for passing"' in code
     assert "/static/js/embed-host.js" in code

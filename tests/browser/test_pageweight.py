@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 
 from bench.pageweight import (CHARTS_NEAR_VIEW, KIB, LONG_TASK_MS, LONG_TASKS_AFTER_LOAD,
-                              LONG_TASKS_INIT, PLOTLY, _SIZES, budget, settle)
+                              LAZY_VENDOR, LONG_TASKS_INIT, PLOTLY, PLOTLY_BUDGET,
+                              PLOTLY_SET_INIT, PLOTLY_TASKS, _SIZES, budget, settle)
 
 pytestmark = pytest.mark.browser
 
@@ -41,7 +42,8 @@ def test_settled_first_view_within_budget_and_without_long_tasks(browser, live_u
         page.add_init_script(LONG_TASKS_INIT)
         settle(page, live_url + path)
         entries = page.evaluate(_SIZES)
-        sent = sum(e["transfer"] for e in entries if e["name"] != PLOTLY)
+        # plotly.js and three.js apart: each loads only once its chart or machine is near.
+        sent = sum(e["transfer"] for e in entries if e["name"] not in LAZY_VENDOR)
         # Compression is on: the document travels smaller than it is.
         doc = entries[0]
         assert doc["transfer"] > 0 and doc["body"] < doc["decoded"], doc
@@ -96,3 +98,29 @@ def test_long_tasks_are_seen_at_all(page, live_url):
                   "while (performance.now() - t < 300); ok(); }, 0))")
     page.wait_for_timeout(300)
     assert any(d >= 290 for _s, d in page.evaluate(LONG_TASKS_AFTER_LOAD))
+
+
+@pytest.mark.parametrize("path", ["/embed/en/specdec/speedup/", "/embed/zh/specdec/speedup/"])
+def test_the_first_chart_brings_plotly_within_its_budget(browser, live_url, path):
+    """A chart at the top of a one-section embed: plotly.js (the basic bundle) is at most 400 KiB
+    on the wire, and once it is here the charts draw in tasks of their own, none over 200 ms. The
+    bundle's own evaluation is one task (measured by bench/pageweight.py: 280-520 ms on this
+    shared 2-core machine at load 4-5); what the page does after it is held here."""
+    seen = []
+    for _attempt in range(2):   # a busy machine may stretch one draw past 200 ms once in a while
+        ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+        page = ctx.new_page()
+        page.add_init_script(LONG_TASKS_INIT)
+        page.add_init_script(PLOTLY_SET_INIT)
+        page.goto(live_url + path)
+        page.wait_for_selector("[data-lazy-chart=drawn] .main-svg", state="attached", timeout=60_000)
+        page.wait_for_timeout(1500)
+        got = page.evaluate(PLOTLY_TASKS)
+        ctx.close()
+        assert got is not None, "this Chromium does not report long tasks"
+        assert got["set"] > got["arrived"] > 0, got
+        assert got["transfer"] <= PLOTLY_BUDGET, f"plotly.js: {got['transfer'] / KIB:.1f} KiB"
+        seen.append([(round(s), round(d)) for s, d in got["others"] if d > LONG_TASK_MS])
+        if not seen[-1]:
+            return
+    pytest.fail(f"{path}: tasks over {LONG_TASK_MS} ms after plotly.js arrived, on each of two loads: {seen}")

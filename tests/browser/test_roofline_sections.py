@@ -6,6 +6,8 @@ import re
 
 import pytest
 
+from tests.browser.util import open_fold
+
 pytestmark = pytest.mark.browser
 
 
@@ -49,6 +51,8 @@ def test_efficiency_buttons_and_box_set_the_state_and_every_speed(page, live_url
     batch_tps = '#batch [data-field="batch.with_cache.tokens_per_s"]'
     # 4,252.26 × 0.9 = 3,827.
     assert _visible_text(page, batch_tps) == "3,827"
+    # The engine's efficiency is set in section 1's "Go further" fold.
+    open_fold(page, "onebyone-measured")
     page.locator("#onebyone [data-act=eff-measured]").click()
     page.wait_for_function(f"() => /76%/.test(document.querySelector('{engine}').textContent)", timeout=20000)
     assert "eff=0.76" in page.url

@@ -9,7 +9,7 @@ import json
 import re
 
 import pytest
-from tests.browser.util import load as _load
+from tests.browser.util import load as _load, open_fold
 
 pytestmark = pytest.mark.browser
 
@@ -158,16 +158,18 @@ def test_tubes_draft_is_tryable_and_the_prose_follows(page, live_url):
     _load(page, f"{live_url}/en/specdec/#exact")
     sec = page.locator("#exact")
     sec.scroll_into_view_if_needed()
-    assert "with the bigram draft" in sec.locator("[data-live=prose]").inner_text()
+    # The tubes' prose and the greedy comparison are in the section's "Go further" fold.
+    open_fold(page, "exact-more")
+    assert "with the bigram draft" in sec.locator("[data-live=more]").inner_text()
     sec.locator("select[data-param=tdraft]").select_option("unigram")
-    page.wait_for_function("() => document.querySelector('#exact [data-live=prose]').textContent.includes('unigram draft')",
+    page.wait_for_function("() => document.querySelector('#exact [data-live=more]').textContent.includes('unigram draft')",
                            timeout=20000)
     assert "tdraft=unigram" in page.url
     assert "unigram draft" in sec.locator("[data-live=same_caption]").inner_text()
     sec.locator("select[data-param=tdraft]").select_option("trigram")
     page.wait_for_function("() => document.querySelector('#exact [data-live=cap]').textContent.includes('no number of draws')",
                            timeout=20000)
-    assert "no number of draws can tell them apart" in sec.locator("[data-live=prose]").inner_text()
+    assert "no number of draws can tell them apart" in sec.locator("[data-live=more]").inner_text()
     assert page.console_errors == []
 
 

@@ -11,7 +11,7 @@ from bs4 import BeautifulSoup
 
 from sim import params as P
 from views.sections import ANCHORS, BY_ANCHOR, SECTIONS, reads
-from tests.browser.util import load, settle
+from tests.browser.util import load, open_fold, settle
 
 pytestmark = pytest.mark.browser
 
@@ -97,7 +97,7 @@ def test_each_control_asks_only_for_the_sections_that_read_it(browser, live_url)
 def test_sections_far_from_the_view_ask_when_they_come_near(page, live_url):
     load(page, live_url + "/en/specdec/#tape")
     log = api_requests(page)
-    page.locator("#tape-gamma").select_option("6")
+    page.locator("#tape-gamma").fill("6")
     settle(page)
     first = set(units_of(log))
     assert first and first <= {"draft", "tape", "rule", "alpha"}, first   # the tape and its neighbours
@@ -158,8 +158,10 @@ def test_a_failing_answer_fails_its_section_alone(page, live_url):
     page.route("**/api/section/tape?**", lambda route: route.fulfill(
         status=500, content_type="application/json",
         body='{"error": {"param": null, "allowed": null, "message": "服务器出了点问题。", "status": 500}}'))
-    before = page.locator("#draft [data-live=prose]").inner_text()
-    page.locator("#tape-gamma").select_option("7")
+    # Section 4's sentence on γ is in its "Go further" fold.
+    open_fold(page, "draft-more")
+    before = page.locator("#draft [data-live=more]").inner_text()
+    page.locator("#tape-gamma").fill("7")
     settle(page)
     err = page.locator("#tape > .widget-error")
     assert err.count() == 1 and err.get_attribute("role") == "alert"
@@ -167,10 +169,10 @@ def test_a_failing_answer_fails_its_section_alone(page, live_url):
     # Its neighbours took the new γ; the failing one kept its old numbers and says why.
     page.locator("#draft").scroll_into_view_if_needed()
     settle(page)
-    assert page.locator("#draft [data-live=prose]").inner_text() != before
+    assert page.locator("#draft [data-live=more]").inner_text() != before
     assert page.locator("#draft > .widget-error").count() == 0
     page.unroute("**/api/section/tape?**")
-    page.locator("#tape-gamma").select_option("6")
+    page.locator("#tape-gamma").fill("6")
     settle(page)
     assert page.locator("#tape > .widget-error").count() == 0   # the next good answer clears it
 
@@ -179,7 +181,7 @@ def test_embed_snippets_carry_only_what_their_section_reads(page, live_url):
     # issue 11: after touching sections 4, 6 and 9, section 9's snippet carried α from section
     # 7's run and the rule from section 6.
     load(page, live_url + "/en/specdec/")
-    page.locator("#tape-gamma").select_option("6")
+    page.locator("#tape-gamma").fill("6")
     page.locator("#tape-draft").select_option("unigram")
     page.locator("#tape-seed").fill("7")
     page.locator("#tape-seed").press("Enter")

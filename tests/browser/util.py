@@ -30,3 +30,12 @@ def settle(page, timeout=30):
                 return
         page.wait_for_timeout(100)
     raise AssertionError("sections still busy")
+
+
+def open_fold(page, fold_id):
+    """Open a section's "Go further" fold as a reader does, by its summary (issue 22: what is not
+    a section's one point sits there, closed by default)."""
+    fold = page.locator(f"details.further#{fold_id}")
+    if not fold.evaluate("d => d.open"):
+        fold.locator("> summary").click()
+    page.wait_for_function(f"() => document.getElementById('{fold_id}').open")

@@ -43,6 +43,8 @@ def _parts(anchor, title, answers):
 SECTIONS: tuple[Section, ...] = tuple(replace(s, num=i) for i, s in enumerate((
     _one("onebyone", _l("One token at a time")),
     _one("batch", _l("One read, many streams")),
+    # Inside the reader follows the batch (issue 22): both lean on the lanes of one read.
+    _one("reader", _l("Inside the reader")),
     _one("draft", _l("Let a small model guess")),
     _one("tape", _l("Until the first wrong guess")),
     _one("rule", _l("The rule for passing")),
@@ -52,7 +54,6 @@ SECTIONS: tuple[Section, ...] = tuple(replace(s, num=i) for i, s in enumerate((
     _one("idle", _l("It spends the idle arithmetic")),
     _one("selfdraft", _l("Without a second model")),
     _parts("trees", _l("Many guesses at once"), sections_trees.ANSWERS),
-    _one("reader", _l("Inside the reader")),
     _one("parts", _l("Taken apart"), static=True),
     _one("bench", _l("The bench")),
     _parts("lab", _l("Beyond the plate"), sections_lab.ANSWERS),

@@ -22,7 +22,7 @@ from flask_babel import gettext as _
 
 from serving import labtexts, textstore
 from serving.bytecache import ByteLRU
-from sim import examples, theory, usertext
+from sim import examples, pair, theory, usertext
 from sim.adaptive import compare_runs, generate_adaptive, modelled_speedup
 from sim.lookup import generate_lookup, lookup_stats
 from sim.ngram import load_models
@@ -315,7 +315,12 @@ def run(lang: str, v: dict) -> dict:
     src_lang, text, missing = _source_of(v, lang)
     out = lab_json(src_lang, text, v["ldraft"], v["gamma"], v["adapt"], v["seed"], v["c"])
     g = out["gammas"]
-    return {**out, "tlang": v["tlang"], "text_missing": missing,
+    # On the book with a model draft, the pair's α (sim.pair, as the sections `alpha` to `bench` print it) beside
+    # this run's own count; a reader's text is another pair, with only its run's count.
+    pair_alpha = None
+    if not text and v["ldraft"] != "lookup":
+            pair_alpha = pair.alpha(src_lang, v["ldraft"])
+    return {**out, "tlang": v["tlang"], "text_missing": missing, "pair_alpha": pair_alpha,
             "adapt_ignored": v["ldraft"] == "lookup" and v["adapt"] != "off",
             "gammas_text": " ".join(map(str, g[:40])) + (" …" if len(g) > 40 else "")}
 

@@ -21,8 +21,7 @@ import math
 
 from sim import published, roofline
 from sim.params import BATCH_STOPS, CTX_STOPS, LANE_STOPS, PAGE
-from views.sections.shared import weight_gpus
-from views.sections.speculative import measured_alpha
+from views.sections.shared import measured_alpha, weight_gpus
 
 DEFAULTS = {n: PAGE[n].default for n in ("gpu", "model", "batch", "ctx", "lanes", "gamma", "c")}
 DEFAULTS["alpha"] = 0.6   # where nothing is measured (the API's default)
@@ -111,6 +110,19 @@ def _capacity(g, m, batch: int, ctx: int) -> dict:
     }
 
 
+def capacity(gpu: str, model: str, batch: int, ctx: int) -> dict:
+    """``_capacity`` by preset keys: whether a section's streams fit, in the `batch` section's terms."""
+    return _capacity(roofline.GPUS[gpu], roofline.MODELS[model], batch, ctx)
+
+
+def section9_best(lang: str, v: dict) -> dict:
+    """The `idle` section's best γ for a state (the pair's α; the `idle` section reads ``alpha`` only when pinned,
+    and a state without it is what every other section sees)."""
+    g, m = roofline.GPUS[v["gpu"]], roofline.MODELS[v["model"]]
+    a = measured_alpha(lang, {"draft": v["draft"], "greedy": False})
+    return roofline.best_gamma_edge(g, m, v["batch"], v["ctx"], a, v["c"])
+
+
 def _presets(m) -> list[dict]:
     """Every GPU preset's memory and bandwidth, and how many of it the model's weights need."""
     return [{"key": g.key, "label": g.label, "memory_gb": g.memory / _GB,
@@ -173,7 +185,8 @@ def _onebyone(g, m, efficiency: float = 1.0) -> dict:
         "ms_per_token": s["ms_per_step"],
         "tokens_per_s": s["tokens_per_s"],
         "gflop": s["flops"] / 1e9,
-        "compute_us": s["t_compute_s"] * 1e6,
+        # On the GPUs the step is shown on (each works out its slice), as the time per token is.
+        "compute_us": s["t_compute_s"] * 1e6 / shown["gpus"],
         "busy": s["arithmetic_busy"],
         "idle": 1.0 - s["arithmetic_busy"],
         "intensity": s["intensity_ops_per_byte"],
@@ -237,7 +250,7 @@ def _idle(g, m, batch: int, ctx: int, gamma: int, alpha: float, c: float,
     the streams stop fitting do."""
     run = {"gpus": gpus, "efficiency": efficiency}
     s = roofline.speculative(g, m, batch, ctx, gamma, alpha, c, **run)
-    best_g, best_s = roofline.best_gamma(g, m, batch, ctx, alpha, c)
+    best = roofline.best_gamma_edge(g, m, batch, ctx, alpha, c)
     curve = roofline.batch_curve(g, m, ctx, BATCH_STOPS, gamma=gamma, alpha=alpha, c=c, **run)
     limit = roofline.max_batch(g, m, ctx, gpus=gpus)
     contexts = []
@@ -270,13 +283,16 @@ def _idle(g, m, batch: int, ctx: int, gamma: int, alpha: float, c: float,
         # Which sentence describes the break-even batch: it pays at every batch ("always"),
         # not even for one stream ("never"), up to some batch ("from"), or up to a batch beyond
         # the streams that fit ("beyond": it pays at every batch that fits).
-        "breakeven_case": ("always" if breakeven is None else "never" if breakeven <= 1
+        # "nofit": not one stream of this length fits, so no batch to speak of (never "up to 0").
+        "breakeven_case": ("nofit" if limit == 0 else "always" if breakeven is None
+                           else "never" if breakeven <= 1
                            else "from" if breakeven_fits else "beyond"),
-        "best_gamma": best_g,
-        "best_speedup": best_s,
+        # One answer (γ 0 and 1.0× where no γ ≥ 1 beats plain decoding), in both forms.
+        "best_gamma": best["gamma"],
+        "best_speedup": best["speedup"],
         # The same, with the search's edges named: {"gamma", "speedup", "edge": None | "rising"
         # (still rising at γ 16) | "plain" (γ 0: no γ ≥ 1 beats plain decoding)}.
-        "best": roofline.best_gamma_edge(g, m, batch, ctx, alpha, c),
+        "best": best,
         "fits": s["fits"],
         "max_batch": limit,
         "breakeven_fits": breakeven_fits,
@@ -303,6 +319,8 @@ def _reader(g, m, n: int) -> dict:
     r = roofline.lanes(g, m, n)
     k = weight_gpus(g, m)
     return {"lanes": n, "busy": r["arithmetic_busy"], "keep_up": r["lanes_to_keep_up"],
+            # "busy only 99.9 %" reads wrong: past half busy the prose says "already".
+            "mostly_busy": r["arithmetic_busy"] >= 0.5,
             "keep_up_whole": r["lanes_to_keep_up_whole"], "ridge": r["ridge_ops_per_byte"],
             "intensity": r["intensity_ops_per_byte"], "bound": r["bound"], "gpus": k,
             # The step time: flat (one read of the weights) until the lanes keep up, then rising.

@@ -1,5 +1,5 @@
 """Helpers more than one section's answers use: contexts and their tokens, JSON-ready values,
-the draft's name in a sentence, the GPUs a model's weights are split over."""
+the draft's name in a sentence, the GPUs a model's weights are split over, the pair's α."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,7 +7,7 @@ from flask_babel import gettext as _
 
 from corpus import tokenize as corpus_tokenize
 from corpus.text import LANGUAGES
-from sim import examples, roofline
+from sim import examples, pair, roofline, theory
 from sim.ngram import load_models
 
 
@@ -49,3 +49,17 @@ def weight_gpus(g, m) -> int:
     """The GPUs the page splits a model over: the fewest that hold its weights, as tensor
     parallelism splits them (1 when one GPU holds them)."""
     return roofline.tp_degree(g, m, 1, 0) or roofline.gpus_needed(g, m, 1, 0)
+
+
+def measured_alpha(lang: str, v: dict) -> float:
+    """The pair's α (sim.pair: the draft's α over a long run of the target's own text, the same for
+    every γ, seed and section), to 3 decimals as the page prints it, so every section that starts
+    from it rounds to the same tokens per pass, best γ and speed-up."""
+    return pair.alpha(lang, v["draft"], v.get("greedy", False))
+
+
+def pair_info(lang: str, v: dict, gamma: int) -> dict:
+    """The pair's α and what Eq. 1 makes of it at γ: the figures every section shares."""
+    a = measured_alpha(lang, v)
+    return {"alpha": a, "positions": pair.pair_alpha(lang, v["draft"], bool(v.get("greedy", False)))["positions"],
+            "tokens_per_pass": theory.expected_tokens(a, gamma)}

@@ -12,13 +12,14 @@ from functools import lru_cache
 import numpy as np
 
 from corpus.text import LANGUAGES
-from sim import examples, roofline, theory
+from sim import examples, pair, roofline, theory
 from sim.ngram import load_models
-from sim.params import ROUNDS_MAX
+from sim.params import ROUNDS_MAX, drawn_seed
 from sim.speculative import generate, plain_decode
 from sim.theory import GAMMA_MAX
 from sim.tubes import DEFAULT_TRIALS, run_tubes
-from views.sections.shared import context_ids, draft_name, plain, weight_gpus
+from views.sections.roofline import capacity
+from views.sections.shared import context_ids, draft_name, measured_alpha, pair_info, plain, weight_gpus
 
 # Tokens written by the pre-rendered run (tape, draft animation) and by the longer run
 # that measures α; both within the API's cap of 200.
@@ -182,12 +183,6 @@ def _run(lang: str, v: dict, tokens: int, trace: bool = True) -> dict:
                     trace=trace)
 
 
-def measured_alpha(lang: str, v: dict) -> float:
-    """α measured over the `alpha` section's 200-token run, to 3 decimals as the page prints it (so the
-    sections that start from it round to the same speed-up)."""
-    return round(float(_run(lang, v, ALPHA_RUN_TOKENS, trace=False)["alpha"]), 3)
-
-
 def draft(lang: str, v: dict) -> dict:
     run = _run(lang, v, PAGE_RUN_TOKENS)
     first = run["steps"][0]
@@ -227,7 +222,8 @@ def rule(lang: str, v: dict) -> dict:
 
 
 def exact(lang: str, v: dict) -> dict:
-    tubes = tubes_json(lang, v["tdraft"], v["rule"], v["rounds"], TUBES_TRIALS, v["seed"])
+    # The seed with the section's own draw counter: refilling the tubes changes nothing else.
+    tubes = tubes_json(lang, v["tdraft"], v["rule"], v["rounds"], TUBES_TRIALS, drawn_seed(v["seed"], v["draw"]))
     top = sorted(tubes["p"], key=lambda tok: -tubes["p"][tok])[:2]
     cols = tube_view(tubes)
     # The page draws the tubes from the columns' counts; every single draw (tubes_json's
@@ -264,21 +260,27 @@ def alpha(lang: str, v: dict) -> dict:
     long_run = _run(lang, v, ALPHA_RUN_TOKENS, trace=False)
     greedy = long_run["alpha_measure"] == "agreement"
     agreement = long_run["agreement"] or []
-    # α averages every written position, the last pass's overshoot past 200 tokens included.
-    every = _long_run(lang, v["draft"], v["gamma"], v["greedy"], v["seed"]).agreements or []
-    check = theory.formula_check(long_run["alpha"], v["gamma"], long_run["accepted_hist"])
+    # The run's own α averages the 200 positions it returns (sim.speculative.Run.stats).
+    every = agreement[:ALPHA_RUN_TOKENS]
+    pair = pair_info(lang, v, v["gamma"])
+    # Eq. 1 with the pair's α against this run's count: within the run's own scatter, or not.
+    check = theory.formula_check(pair["alpha"], v["gamma"], long_run["accepted_hist"])
     # No scatter at all (a copy of the target: every pass writes γ + 1) is said in words, not "± 0.00".
     check["exact"] = check["margin"] == 0 and bool(check["agree"])
     check["within"] = bool(check["agree"]) and not check["exact"]
     examples = _example_json(lang)
     return {
-        "alpha": float(long_run["alpha"]), "draft_name": draft_name(v["draft"]),
+        # The pair's α (every section's figure); this run's own average is run.alpha.
+        "alpha": pair["alpha"], "pair": pair, "draft_name": draft_name(v["draft"]),
+        # The question's number (the reader guesses it first): the pair's α with the draft that
+        # reads nothing.
+        "unigram_alpha": measured_alpha(lang, {**v, "draft": "unigram"}),
         # What α averages: Σ min(p, q) when sampling, agreement of the arg-maxes under greedy.
         "measure": long_run["alpha_measure"], "greedy": greedy,
         "positions": len(every), "agree": sum(every),
         "run": {k: long_run[k] for k in ("alpha", "acceptance_rate", "tokens_per_pass", "passes",
                                          "accepted_hist", "tokens", "overlap")},
-        "formula": long_run["tokens_per_pass_formula"],
+        "formula": pair["tokens_per_pass"],
         # The formula against the count: within the run's own scatter (two standard errors), or not.
         "check": check,
         # Colour step 0..4 of Σ min(p, q) at each written position; under greedy, 4 where the two
@@ -288,6 +290,8 @@ def alpha(lang: str, v: dict) -> dict:
                    "bucket": (4 if agreement[i] else 0) if greedy else min(4, int(ov * 5))}
                   for i, (tok, ov) in enumerate(zip(long_run["tokens"][:STRIP], long_run["overlap"][:STRIP]))],
         "examples": examples,
+        # The predict-first answer compares the two drafts its question names, whatever is chosen.
+        "compare": {d: measured_alpha(lang, {"draft": d, "greedy": v["greedy"]}) for d in ("bigram", "unigram")},
         # Under greedy a guess at a position passes exactly when the two favourites agree.
         "easy_agree": examples["easy"]["p_argmax"] == examples["easy"]["q_argmax"],
     }
@@ -314,21 +318,42 @@ def speedup(lang: str, v: dict) -> dict:
     used = measured if v["alpha"] is None else v["alpha"]
     th = theory_json(used, v["gamma"], v["c"])
     return {"measured": measured, "pinned": v["alpha"] is not None, "theory": th,
+            "pair": pair_info(lang, v, v["gamma"]),
             "ceiling": _ceiling(v["gpu"], v["model"], th)}
 
 
 def bench(lang: str, v: dict) -> dict:
     run = _run(lang, v, BENCH_RUN_TOKENS)
-    a = min(1.0, max(0.0, float(run["alpha"] or 0.0)))
+    # The pair's α (as the sections `alpha` to `idle`), not this 60-token run's own average (shown beside it).
+    pair = pair_info(lang, v, v["gamma"])
+    a = pair["alpha"]
     # At the page's engine efficiency (1.0, the ideal, unless `eff` is set): speeds scale, the
     # speed-up does not.
+    # On the GPUs the weights need, as the `onebyone`, `batch` and `idle` sections (the 70B on two
+    # 80 GB GPUs).
+    n = weight_gpus(roofline.GPUS[v["gpu"]], roofline.MODELS[v["model"]])
     paper = roofline.speculative(v["gpu"], v["model"], v["batch"], v["ctx"], v["gamma"], a, v["c"],
-                                 efficiency=v["eff"])
+                                 efficiency=v["eff"], gpus=n)
     return {"run": run, "tape": _tape(run), "most": v["gamma"] + 1, "draft_name": draft_name(v["draft"]),
             # The gauges of the last pass, for the first view without scripts.
             "last_pass": len(run["steps"]), "last_step": run["steps"][-1],
+            "pair": pair, "run_tokens": BENCH_RUN_TOKENS,
             "speedup": paper["speedup"], "plain": paper["tokens_per_s_plain"],
-            "spec": paper["tokens_per_s_spec"]}
+            "spec": paper["tokens_per_s_spec"], "fits": paper["fits"],
+            "capacity": bench_capacity(v), "machine": _machine(paper, v)}
+
+
+def bench_capacity(v: dict) -> dict:
+    """Whether the bench's streams fit, in the `batch` section's terms (on the GPUs the weights need)."""
+    return capacity(v["gpu"], v["model"], v["batch"], v["ctx"])
+
+
+def _machine(paper: dict, v: dict) -> dict:
+    """What the bench's moving machine needs beyond the run: how busy the mill (the arithmetic)
+    is while the target checks the guesses, and whether the cabinet holds every stream's cache."""
+    return {"busy": paper["arithmetic_busy_verify"], "busy_plain": paper["arithmetic_busy_plain"],
+            "fits": paper["fits"], "batch": v["batch"],
+            "max_batch": roofline.max_batch(v["gpu"], v["model"], v["ctx"])}
 
 
 ANSWERS = {"draft": draft, "tape": tape, "rule": rule, "exact": exact, "alpha": alpha,

@@ -29,6 +29,7 @@ from sim.tree import METHODS, NATURAL, WRONG, Plan, budget_table, generate_tree,
 from sim.tree import acceptance as fitted
 from sim.tree import run_tree_tubes, star, tree_tubes_context
 from views.sections import shared
+from views.sections.roofline import capacity, section9_best
 
 # Caps, in the work a request may do (bench/cpu.py, README: 8 to 18 ms of CPU at the caps, where
 # /api/run's traced runs take 10 to 20 ms in the same run).
@@ -76,6 +77,11 @@ def resolve(shape: str, n: int, k: int, sampling: str | None, rule: str | None, 
     forced = shape == "dynamic" or greedy
     used = "top" if forced else (sampling or "wor")
     k_used = min(k, n) if shape == "sequences" else k
+    # The exact check of the chosen filling goes with it when the filling is forced to the likeliest
+    # tokens (EAGLE-2's tree, greedy): the pass stays exact, as the tubes of that filling say; a
+    # wrong rule chosen on purpose stays wrong.
+    if forced and rule is not None and rule == NATURAL[sampling or "wor"]:
+        rule = None
     return {"shape": shape, "sampling": used, "sampling_forced": forced and sampling not in (None, "top"),
             "rule": rule or NATURAL[used], "natural": NATURAL[used], "k": k_used, "k_cut": k_used != k,
             "greedy": greedy}
@@ -231,10 +237,16 @@ def joined(tokens, lang: str) -> str:
 
 
 def pass_part(lang: str, v: dict) -> dict:
-    out = run_json(lang, v["draft"], v["shape"], v["n"], v["k"], v["d"], v["sampling"], v["trule"], v["seed"])
+    # The seed with the pass's own draw counter ("Another pass" changes nothing else).
+    out = run_json(lang, v["draft"], v["shape"], v["n"], v["k"], v["d"], v["sampling"], v["trule"],
+                   P.drawn_seed(v["seed"], v["tpass"]))
     pj = out["pass"]
     written = [w["token"] for w in pj["written"]]
+    wpp = np.asarray(out["written_per_pass"], dtype=float)
+    # Two standard errors of the run's mean tokens per pass: a short run scatters (17 passes: ±0.6).
+    margin = float(2 * wpp.std(ddof=1) / np.sqrt(wpp.size)) if wpp.size > 1 else None
     return {**out, "draft_name": shared.draft_name(v["draft"]), "context_text": joined(out["context"], lang),
+            "tpp_margin": margin,
             "written_text": joined(written, lang), "n_written": len(written),
             "n_nodes": pj["tree"]["n"], "depth": pj["tree"]["depth"],
             "n_checks": sum(len(w["checks"]) for w in pj["walk"]),
@@ -306,7 +318,8 @@ def tube_cols(t: dict) -> list[dict]:
 
 
 def tubes_part(lang: str, v: dict) -> dict:
-    t = tubes_json(lang, v["draft"], v["sampling"], v["trule"], STAR, v["trounds"], P.TREE_TUBE_TRIALS, v["seed"])
+    t = tubes_json(lang, v["draft"], v["sampling"], v["trule"], STAR, v["trounds"], P.TREE_TUBE_TRIALS,
+                   P.drawn_seed(v["seed"], v["tdraw"]))
     info = exactness(v["sampling"], v["trule"], False)
     # "check", not the pass's own "exact": the pass may run another filling (EAGLE-2's tree).
     return {"tubes": t, "cols": tube_cols(t), "start_text": joined(t["context"], lang),
@@ -319,8 +332,11 @@ def tubes_part(lang: str, v: dict) -> dict:
 def budget_json(lang: str, draft: str, k: int, d: int, gpu: str, model: str, batch: int, ctx: int, c: float) -> dict:
     """The budget table (kept per process), its curves at this batch and the batch scan."""
     table = budget_table(lang, draft, k, d)
-    return {"table": table, "curves": trees.curves(table, gpu, model, batch, ctx, c),
-            "batch_scan": trees.batch_scan(table, gpu, model, ctx, c)}
+    # On the GPUs the weights need, as the `onebyone`, `batch` and `idle` sections (the 70B on two
+    # 80 GB GPUs).
+    n = shared.weight_gpus(roofline.GPUS[gpu], roofline.MODELS[model])
+    return {"table": table, "curves": trees.curves(table, gpu, model, batch, ctx, c, gpus=n),
+            "batch_scan": trees.batch_scan(table, gpu, model, ctx, c, gpus=n)}
 
 
 def method_name(m: str) -> str:
@@ -359,6 +375,10 @@ def budget_part(lang: str, v: dict) -> dict:
     case = ("none" if not rows else "never" if stop == rows[0]["batch"] else "stop" if stop is not None
             else "memory" if full is not None else "always")
     g, m = roofline.GPUS[v["gpu"]], roofline.MODELS[v["model"]]
+    # The `idle` section's best chain for the same inputs (sampled guesses, γ ≤ 16): the same figure as
+    # this section's chain of sampled guesses when its best budget is at most 16.
+    s9 = section9_best(lang, v)
+    chain_m = cu["methods"]["chain"]
     chain_n, topk_n = cu["methods"]["chain"]["tokens"][n - 1], cu["methods"]["topk"]["tokens"][n - 1]
     ns = sorted(set(TABLE_NS) | {n})
     return {
@@ -371,6 +391,13 @@ def budget_part(lang: str, v: dict) -> dict:
         "budgets": cu["n"], "t_ratio": _rounded(cu["t_ratio"]), "fits": cu["fits"], "n_fit": cu["n_fit"],
         "n_fits": cu["fits"] and n <= cu["n_fit"], "max_batch": cu["max_batch"],
         "methods": methods, "verdict": verdict,
+        "capacity": capacity(v["gpu"], v["model"], v["batch"], v["ctx"]),
+        "section9": s9,
+        # Why this section's best chain is not the `idle` section's: it takes the draft's likeliest tokens.
+        "likeliest_chain_wins": bool(verdict and verdict["best_chain"]["method"] == "greedy_chain"),
+        # A depth limit shorter than the best chain caps every tree (a chain is a tree).
+        "depth_capped": bool(verdict and not verdict["tree_beats_chain"]
+                             and v["d"] < (chain_m["best_n"] or 0)),
         "scan": {"rows": rows, "trees_stop": stop, "spec_stop": scan["speculation_stops_paying_batch"],
                  "stops_fitting": full, "max_batch": scan["max_batch"], "case": case,
                  "last": rows[-1]["batch"] if rows else None},

@@ -1,7 +1,7 @@
 // The depth switch (issue 7): Story, Picture or Frontier for every section at once.
 // Without scripts the switch is three links and the server renders the chosen depth; here the
 // links switch in place (no reload) and write depth=… into the URL, which the language switch
-// and reloads then keep. Also: picking an option in a "predict first" question opens its answer.
+// and reloads then keep. ("Predict first" is static/js/predict.js.)
 
 const DEPTHS = ["story", "picture", "frontier"];
 
@@ -56,15 +56,4 @@ export function mount(el, ctx) {
     refreshHrefs();
   });
   refreshHrefs();
-
-  // "Predict first": choosing an option reveals the answer, which marks the right one.
-  for (const block of document.querySelectorAll(".predict")) {
-    if (block.dataset.predictBound) continue;
-    block.dataset.predictBound = "1";
-    block.addEventListener("change", (e) => {
-      if (!(e.target instanceof HTMLInputElement) || e.target.type !== "radio") return;
-      const details = block.querySelector("details");
-      if (details) details.open = true;
-    });
-  }
 }

@@ -44,13 +44,25 @@ function words(ctx) {
   };
 }
 
-export function snippet(src, title, height, maxWidth = null) {
-  const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
-  const host = new URL("/static/js/embed-host.js", location.origin).href;
+const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
+
+// The frame: allowed to go full screen (the embed's own button), lazy below the fold.
+export function frameTag(src, title, height, maxWidth = null) {
   const style = maxWidth ? `border:0;width:100%;max-width:${maxWidth}px` : "border:0;max-width:100%";
   return `<iframe src="${esc(src)}" title="${esc(title)}" width="100%" height="${height}" ` +
-    `style="${style}" loading="lazy"></iframe>\n` +
-    `<script src="${esc(host)}" async></script>`;
+    `style="${style}" loading="lazy" allow="fullscreen" allowfullscreen></iframe>`;
+}
+
+export function snippet(src, title, height, maxWidth = null) {
+  const host = new URL("/static/js/embed-host.js", location.origin).href;
+  return `${frameTag(src, title, height, maxWidth)}\n<script src="${esc(host)}" async></script>`;
+}
+
+// For a site that strips scripts: a frame exactly this wide and as tall as the embed measured at
+// this width, so nothing is clipped and nothing scrolls inside (at this width; narrower, it scrolls).
+export function fixedSnippet(src, title, height, width) {
+  return `<iframe src="${esc(src)}" title="${esc(title)}" width="${width}" height="${height}" ` +
+    `style="border:0;width:${width}px;height:${height}px" loading="lazy" allow="fullscreen" allowfullscreen></iframe>`;
 }
 
 // A setting as a reader would say it: "Draft model: unigram: reads nothing".
@@ -94,8 +106,12 @@ function buildDialog(ctx) {
         <p class="embed-dialog__carries"></p>
         <ul class="embed-dialog__list"></ul>
       </div>
+      <p class="embed-dialog__prose" hidden></p>
       <label class="embed-dialog__label" for="embed-dialog-code"></label>
       <textarea id="embed-dialog-code" rows="5" readonly spellcheck="false"></textarea>
+      <label class="embed-dialog__label" for="embed-dialog-fixed" data-t="fixed_label"></label>
+      <p class="embed-dialog__fixed-help"></p>
+      <textarea id="embed-dialog-fixed" rows="3" readonly spellcheck="false"></textarea>
       <p class="embed-dialog__status" role="status" aria-live="polite"></p>
       <div class="embed-dialog__buttons">
         <button type="button" class="btn btn--primary" data-act="copy"></button>
@@ -225,8 +241,9 @@ function snippetHeight() {
 
 function writeSnippet() {
   const { el } = current;
-  dialog.querySelector("textarea").value =
-    snippet(measure.url, el.dataset.title || document.title, snippetHeight(), measure.width);
+  const title = el.dataset.title || document.title;
+  dialog.querySelector("#embed-dialog-code").value = snippet(measure.url, title, snippetHeight(), measure.width);
+  dialog.querySelector("#embed-dialog-fixed").value = fixedSnippet(measure.url, title, snippetHeight(), measure.width);
 }
 
 function writeStatus() {
@@ -235,11 +252,17 @@ function writeStatus() {
     ? t("measured", { px: num(measure.width), h: num(snippetHeight()) })
     : t("measuring", { px: num(measure.width) });
   dialog.querySelector(".embed-dialog__preview").dataset.measured = measure.done ? "1" : "0";
+  dialog.querySelector(".embed-dialog__fixed-help").textContent =
+    t("fixed_help", { px: num(measure.width), h: num(snippetHeight()) });
 }
 
 function render() {
   const t = words(current.ctx);
   const url = query();
+  // A one-section embed is its interactive: say so, so no teacher expects the prose in it.
+  const prose = dialog.querySelector(".embed-dialog__prose");
+  prose.hidden = !current.el.dataset.section;
+  prose.textContent = current.el.dataset.section ? t("no_prose") : "";
   // What the snippet carries, by name.
   const carried = [...url.searchParams.entries()];
   dialog.querySelector(".embed-dialog__carries").textContent = carried.length ? t("carries") : t("carries_none");

@@ -8,7 +8,7 @@ import { params } from "../state.js";
 
 const ROUNDS_MAX = params.rounds.hi;
 const ROUNDS_START = params.rounds?.default ?? 5;
-const SEED_MAX = params.seed.hi;
+const SEED_MAX = params.draw.hi;
 const W = 360, H = 170, BASE = 22;
 const MIN_BALL = 5;   // viewBox units (about 6 px on a laptop): smaller balls read as noise
 
@@ -110,10 +110,11 @@ export function mount(el, ctx) {
     addBtn.disabled = a.tubes.rounds >= a.rounds_max;
   };
 
-  // A round more, or the tubes emptied and filled again with new draws (the next seed) from the
-  // starting number of rounds.
+  // A round more, or the tubes emptied and filled again with new draws from the starting number of
+  // rounds: the section's own draw counter counts up, not the page-wide seed (every other section
+  // and embed reads that).
   const add = () => { if (state.get("rounds") < ROUNDS_MAX) state.set({ rounds: state.get("rounds") + 1 }); };
-  const refill = () => state.set({ rounds: ROUNDS_START, seed: (state.get("seed") + 1) % (SEED_MAX + 1) });
+  const refill = () => state.set({ rounds: ROUNDS_START, draw: (state.get("draw") + 1) % (SEED_MAX + 1) });
   addBtn.addEventListener("click", add);
   el.querySelector("[data-act=refill]").addEventListener("click", refill);
   if (!el.hasAttribute("tabindex")) el.tabIndex = 0;

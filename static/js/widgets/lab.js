@@ -41,18 +41,38 @@ async function postText(ctx, body, lang) {
   }
 }
 
+// The map as one bar a cell (γ across, c up, coloured by the break-even α on a heat map's scale
+// and colour bar): the page loads plotly.js's basic bundle, which has no heatmap trace and is a
+// third of the size of one that has. Cells where no α pays (null) are left empty, as a heat map
+// leaves them.
+export function mapCells(m) {
+  const dc = m.cs.length > 1 ? m.cs[1] - m.cs[0] : 1;
+  const x = [], base = [], color = [], custom = [];
+  m.cs.forEach((c, i) => m.gammas.forEach((g, j) => {
+    const a = m.alpha[i][j];
+    if (a === null || a === undefined) return;
+    x.push(g); base.push(c - dc / 2); color.push(a); custom.push([c, a]);
+  }));
+  return { x, y: x.map(() => dc), base, color, custom };
+}
+
 function drawMap(Plotly, box, m, ctx) {
-  const hover = storyT((k, v) => ctx.t(k, v), "map_hover", { x: "%{x}", y: "%{y}", z: "%{z:.2f}" });
+  const hover = storyT((k, v) => ctx.t(k, v), "map_hover", { x: "%{x}", y: "%{customdata[0]}", z: "%{customdata[1]:.2f}" });
+  const cells = mapCells(m);
   return Plotly.react(box, [
-    { type: "heatmap", x: m.gammas, y: m.cs, z: m.alpha, zmin: 0, zmax: 1, colorscale: "YlOrRd",
-      hovertemplate: `${hover}<extra></extra>`, colorbar: { title: { text: storyT((k, v) => ctx.t(k, v), "map_z") }, thickness: 12 } },
+    { type: "bar", x: cells.x, y: cells.y, base: cells.base, width: 1, customdata: cells.custom,
+      marker: { color: cells.color, cmin: 0, cmax: 1, colorscale: "YlOrRd", line: { width: 0 }, showscale: true,
+        colorbar: { title: { text: storyT((k, v) => ctx.t(k, v), "map_z") }, thickness: 12 } },
+      hovertemplate: `${hover}<extra></extra>` },
     { type: "scatter", mode: "markers", x: [m.gamma], y: [m.c], name: storyT((k, v) => ctx.t(k, v), "map_here"),
       marker: { symbol: "x-thin-open", size: 14, color: "#111", line: { width: 3 } },
       hovertemplate: `${storyT((k, v) => ctx.t(k, v), "map_here")}${colon()}${storyT((k, v) => ctx.t(k, v), "map_here_alpha", { a: num(m.break_even_alpha, 2) })}<extra></extra>` },
   ], {
-    margin: { l: 56, r: 8, t: 8, b: 44 }, height: 320, showlegend: false,
-    xaxis: { title: { text: storyT((k, v) => ctx.t(k, v), "map_x") }, dtick: box.clientWidth < 500 ? 3 : 1, tick0: 1 },
-    yaxis: { title: { text: storyT((k, v) => ctx.t(k, v), "map_y") } },
+    margin: { l: 56, r: 8, t: 8, b: 44 }, height: 320, showlegend: false, barmode: "overlay", bargap: 0,
+    xaxis: { title: { text: storyT((k, v) => ctx.t(k, v), "map_x") }, dtick: box.clientWidth < 500 ? 3 : 1, tick0: 1,
+      range: [m.gammas[0] - 0.5, m.gammas[m.gammas.length - 1] + 0.5] },
+    yaxis: { title: { text: storyT((k, v) => ctx.t(k, v), "map_y") }, zeroline: false,
+      range: [m.cs[0] - (m.cs[1] - m.cs[0]) / 2, m.cs[m.cs.length - 1] + (m.cs[1] - m.cs[0]) / 2] },
     paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)",
     font: { family: getComputedStyle(document.body).fontFamily },
   }, { displayModeBar: false, responsive: true });

@@ -3,7 +3,7 @@
 // draws the plotly chart and keeps the α slider on the measured value until the reader moves it.
 import { lazyChart, colours, PLOT_CONFIG } from "../charts.js";
 import { colon, times } from "../format.js";
-import { storyT } from "../dom.js";
+import { depth, storyT } from "../dom.js";
 
 // The star marks the best γ; at the search's edges it says so: still rising at the largest γ,
 // or none at all when plain decoding (γ = 0) is fastest.
@@ -24,7 +24,8 @@ function plot(Plotly, node, a, ctx) {
   const c = colours();
   Plotly.react(node, [
     { x: th.curve.gamma, y: th.curve.speedup, mode: "lines+markers", name: ctx.t("curve"), line: { color: c.accent },
-      hovertemplate: `γ = %{x}${colon()}${times("%{y:.2f}")}<extra></extra>` },
+      // In words at the Story depth, which shows no symbols.
+      hovertemplate: `${depth() === "story" ? ctx.t("hover_story", { n: "%{x}" }) : "γ = %{x}"}${colon()}${times("%{y:.2f}")}<extra></extra>` },
     bestMark(th, ctx, c),
     { x: [th.gamma], y: [th.speedup], mode: "markers", name: storyT((k, v) => ctx.t(k, v), "yours"),
       marker: { size: 11, color: "rgba(0,0,0,0)", line: { color: c.accent, width: 2.5 } }, hoverinfo: "skip" },

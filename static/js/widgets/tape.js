@@ -77,6 +77,8 @@ export function mount(el, ctx) {
       const last = run.steps[passes - 1];
       status.textContent = !last ? t("status_start")
         : last.bonus !== null && last.bonus !== undefined ? t("status_bonus")
+        // "0 guesses kept, then one refused" says nothing a reader can use.
+        : last.written.length === 1 ? t("status_first_refused")
         : t("status_replaced", { n: last.written.length - 1 });
     }
   };

@@ -13,7 +13,7 @@ import { params } from "../state.js";
 import { renderTube } from "./exact.js";
 
 const ROUNDS_MAX = params.trounds?.hi ?? 4;
-const SEED_MAX = params.seed?.hi ?? 2147483647;
+const SEED_MAX = params.tpass?.hi ?? 2147483647;
 const DRAWN = ["chain", "topk", "dynamic", "best", "sequoia"];   // views/sections/trees.py: CHART_METHODS
 
 // As Jinja's truncate(n, true, "…", 0) on the server.
@@ -72,7 +72,7 @@ function drawTree(el, a, view) {
                        "data-node": nd.id, transform: `translate(${nd.px} ${nd.py})` });
     const chances = depth() === "story"   // in words at the Story depth
       ? a.t(view.showP ? "node_title_p_story" : "node_title_story", { q: prob(nd.q), p: prob(nd.p) })
-      : `q = ${prob(nd.q)}${view.showP ? `, p = ${prob(nd.p)}` : ""}`;
+      : `q = ${prob(nd.q)}${view.showP ? `${comma()}p = ${prob(nd.p)}` : ""}`;
     g.append(s("title", {}, nd.id ? `${nd.token}${colon()}${chances}` : a.t("root_title")));
     g.append(s("rect", { width: lay.box_w, height: lay.box_h, rx: 5 }));
     g.append(s("text", { class: "tnode-tok", x: 6, y: 14 }, cut(nd.id ? nd.token : a.rootLabel, 11)));
@@ -160,14 +160,16 @@ const STYLE = {
 function plotBudget(Plotly, node, a, t) {
   const c = colours();
   const traces = [];
+  // The method's name, then the budget ("n = 4", in words at the Story depth), then the value.
+  const at = depth() === "story" ? t("budget_story", { n: "%{x}" }) : "n = %{x}";
   for (const m of DRAWN) {
     const me = a.methods[m];
     const line = { ...STYLE[m](c), width: 2 };
     traces.push({ x: a.budgets, y: me.tokens, mode: "lines", name: me.name, legendgroup: m, line,
-                  hovertemplate: `n = %{x}${colon()}%{y:.2f}<extra>${me.name}</extra>` });
+                  hovertemplate: `${me.name}${comma()}${at}${colon()}%{y:.2f}<extra></extra>` });
     traces.push({ x: a.budgets, y: me.speedup, mode: "lines", name: me.name, legendgroup: m, showlegend: false,
                   xaxis: "x", yaxis: "y2", line, connectgaps: false,
-                  hovertemplate: `n = %{x}${colon()}${times("%{y:.2f}")}<extra>${me.name}</extra>` });
+                  hovertemplate: `${me.name}${comma()}${at}${colon()}${times("%{y:.2f}")}<extra></extra>` });
   }
   const mark = { type: "line", x0: a.n, x1: a.n, yref: "paper", y0: 0, y1: 1, line: { color: c.accent, width: 1, dash: "dot" } };
   const narrow = node.clientWidth < 520;   // a phone: smaller titles, the legend in a column above
@@ -176,11 +178,11 @@ function plotBudget(Plotly, node, a, t) {
     margin: { l: narrow ? 44 : 56, r: 8, t: narrow ? 110 : 40, b: 44 }, height: narrow ? 560 : 460,
     paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)",
     font: { color: c.ink, size: narrow ? 11 : 12 }, legend: { orientation: "h", x: 0, y: 1.02, yanchor: "bottom" },
-    xaxis: { title: title(t("x_budget")), range: [0.5, 64.5], gridcolor: c.line, anchor: "y2" },
+    xaxis: { title: title(storyT(t, "x_budget")), range: [0.5, 64.5], gridcolor: c.line, anchor: "y2" },
     yaxis: { title: title(t("y_tokens")), domain: [0.56, 1], gridcolor: c.line, rangemode: "tozero" },
     yaxis2: { title: title(t("y_speedup")), domain: [0, 0.46], gridcolor: c.line, rangemode: "tozero" },
     shapes: [mark, { type: "line", xref: "paper", x0: 0, x1: 1, yref: "y2", y0: 1, y1: 1, line: { color: c.ink, width: 1, dash: "dot" } }],
-    annotations: [{ x: a.n, yref: "paper", y: 1, text: t("your_n"), showarrow: false, yanchor: "bottom", font: { size: 11, color: c.accent } }],
+    annotations: [{ x: a.n, yref: "paper", y: 1, text: storyT(t, "your_n"), showarrow: false, yanchor: "bottom", font: { size: 11, color: c.accent } }],
   }, PLOT_CONFIG);
 }
 
@@ -245,8 +247,10 @@ export function mount(el, ctx) {
   const reset = () => { at = 0; draw(); };
   const api = player(el, ctx, { step, back, reset, canStep, interval: 1300 });
   el.querySelector("[data-act=back]")?.addEventListener("click", api.back);
-  const nextSeed = () => (state.get("seed") + 1) % (SEED_MAX + 1);
-  el.querySelector("[data-act=new-pass]")?.addEventListener("click", () => state.set({ seed: nextSeed() }));
+  // The pass's and the tubes' own draw counters, not the page-wide seed (every speculative section
+  // and embed reads that).
+  const next = (name) => (state.get(name) + 1) % (SEED_MAX + 1);
+  el.querySelector("[data-act=new-pass]")?.addEventListener("click", () => state.set({ tpass: next("tpass") }));
 
   const loadPass = (a) => {
     if (!walkEl) return;   // the part failed when the page was made: its place says so
@@ -281,7 +285,7 @@ export function mount(el, ctx) {
   addBtn?.addEventListener("click", () => {
     if (state.get("trounds") < ROUNDS_MAX) state.set({ trounds: state.get("trounds") + 1 });
   });
-  el.querySelector("[data-act=refill]")?.addEventListener("click", () => state.set({ trounds: 1, seed: nextSeed() }));
+  el.querySelector("[data-act=refill]")?.addEventListener("click", () => state.set({ trounds: 1, tdraw: next("tdraw") }));
 
   const chartEl = el.querySelector(".trees-chart");
   const budgetChart = chartEl ? lazyChart(chartEl, ctx, (P, node, a) => plotBudget(P, node, a, t)) : null;

@@ -1,0 +1,47 @@
+"""The browser's files that come from npm: one table, read by the app's /vendor/ route, by nginx
+(which serves them itself) and by the package build (setup.py copies them into a built package,
+which has no node_modules/).
+
+Each package is pinned in package.json and package-lock.json (install.sh runs `npm ci`). This
+module imports nothing beyond the standard library, so setup.py can load it by its path.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+# URL name under /vendor/  ->  file under node_modules/ (its package pinned in package-lock.json).
+# plotly.js's basic bundle (scatter, bar, pie): 1.19 MB, 386 KiB gzipped, where the full bundle
+# is 4.8 MB and 1,436 KiB; the page draws lines, markers and one map (the lab's, drawn as bars).
+FILES: dict[str, str] = {
+    "plotly.min.js": "plotly.js-basic-dist-min/plotly-basic.min.js",
+    # three.js for the bench's machine; three.module.js imports "./three.core.js", so both sit
+    # side by side under /vendor/.
+    "three.module.js": "three/build/three.module.js",
+    "three.core.js": "three/build/three.core.js",
+}
+
+# In a built package the files sit in this folder of the site (app.SITE / VENDOR_DIR / name).
+VENDOR_DIR = "vendor"
+
+MIME = {".js": "text/javascript", ".mjs": "text/javascript", ".css": "text/css",
+        ".json": "application/json", ".wasm": "application/wasm"}
+
+
+def mimetype(name: str) -> str:
+    return MIME.get(Path(name).suffix, "application/octet-stream")
+
+
+def source(name: str, root: Path) -> Path:
+    """Where the file named ``name`` is found for the site at ``root``: the built package's copy
+    (``root/vendor/name``) if there is one, else the repository's node_modules/."""
+    if name not in FILES:
+        raise KeyError(name)
+    built = root / VENDOR_DIR / name
+    if built.is_file():
+        return built
+    return root / "node_modules" / FILES[name]
+
+
+def missing(root: Path) -> list[str]:
+    """The table's files not to be found for the site at ``root`` (npm ci not run)."""
+    return [name for name in FILES if not source(name, root).is_file()]

@@ -1,0 +1,238 @@
+// The moving bench, shared by the `parts` section (exploded, each part linked to its section) and 14 (the
+// bench, playing the traced run). One scene and one WebGL context for the page, made only when a
+// view comes within a screen of the viewport: nothing of three.js loads before (machine3d.js is
+// imported then, and it imports three from our own /vendor/). The canvas sits in the view most
+// on screen; a view it has left keeps a still of its last frame.
+//
+// Without WebGL, with prefers-reduced-motion, in print and without scripts the views stay hidden
+// and the page keeps the server's 2D diagram of the parts (the `parts` section).
+const reducedMotion = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+
+export function webgl() {
+  try {
+    const c = document.createElement("canvas");
+    const gl = c.getContext("webgl2") || c.getContext("webgl");
+    if (!gl) return false;
+    gl.getExtension("WEBGL_lose_context")?.loseContext();
+    return true;
+  } catch { return false; }
+}
+
+// Can this page show the machine at all? (The test hooks read the reason.)
+export function unavailable() {
+  if (reducedMotion()) return "reduced-motion";
+  if (!("IntersectionObserver" in window)) return "no-observer";
+  if (!webgl()) return "no-webgl";
+  return "";
+}
+
+let enginePromise = null;
+function engine() {
+  enginePromise ||= import("./machine3d.js").then((m) => { const t = performance.now(); const e = m.create(); performance.measure("create", {start: t}); return { mod: m, e }; });
+  return enginePromise;
+}
+
+const views = new Set();
+let active = null;
+let frame = 0;
+let last = 0;
+
+function schedule() {
+  if (frame) return;
+  frame = requestAnimationFrame(tick);
+}
+
+function tick(now) {
+  frame = 0;
+  const dt = last ? Math.min(0.1, (now - last) / 1000) : 0;
+  last = now;
+  if (!active) return;
+  const moving = active.advance(dt);
+  active.draw();
+  if (moving) schedule(); else last = 0;
+}
+
+function choose() {
+  let best = null;
+  for (const v of views) if (v.ratio > 0 && (!best || v.ratio > best.ratio)) best = v;
+  if (!best || best === active) return;
+  if (active) active.leave();
+  active = best;
+  active.enter();
+  schedule();
+}
+
+// One view of the machine in `host` (a .machine element the server rendered). opts: mode "bench"
+// or "parts"; answer(): the bench answer to draw; onReady(view).
+export function machineView(host, { mode, answer, lang, onReady }) {
+  const stage = host.querySelector(".machine-stage");
+  const tip = host.querySelector(".machine-tip");
+  const labels = host.querySelector(".machine-labels");
+  const v = {
+    host, mode, ratio: 0, e: null, pass: 0, f: 1, explode: mode === "parts" ? 1 : 0, playing: false,
+    onPassEnd: null, loaded: null, still: null, lit: null,
+  };
+  const why = unavailable();
+  host.dataset.machine = why || "waiting";
+  if (why) return v;
+
+  const nameOf = (id) => {
+    const li = host.querySelector(`.machine-legend [data-part="${id}"]`);
+    if (!li) return id;
+    // The name the page's depth shows (Story names at the Story depth).
+    const shown = [...li.querySelectorAll(".machine-name")].find((s) => s.offsetParent !== null || s.getClientRects().length);
+    return (shown || li.querySelector(".machine-name") || li).textContent.trim();
+  };
+
+  v.apply = () => {
+    const e = v.e;
+    const a = answer();
+    if (a !== v.loaded) { e.load(a, lang); v.loaded = a; }
+    e.seek(v.pass, v.f);
+    e.view.explode = v.explode;
+    e.view.lit = v.lit;
+  };
+  v.enter = () => {
+    const e = v.e;
+    if (e.canvas.parentNode !== stage) stage.prepend(e.canvas);
+    v.still?.remove(); v.still = null;
+    v.loaded = null;
+    v.resize();
+  };
+  v.leave = () => {
+    // Keep what this view showed as a picture, so it does not go blank while the other view plays.
+    try {
+      v.draw();
+      const img = document.createElement("img");
+      img.className = "machine-still"; img.alt = ""; img.src = v.e.canvas.toDataURL("image/png");
+      stage.prepend(img); v.still = img;
+    } catch { /* a still is only a nicety */ }
+  };
+  v.resize = () => { performance.mark("resize");
+    const w = Math.max(200, stage.clientWidth);
+    const h = Math.round(w < 560 ? w * 0.92 : Math.min(w * 0.56, 560));
+    stage.style.height = `${h}px`;
+    v.e.size(w, h);
+  };
+  v.advance = (dt) => {
+    if (!v.playing) return false;
+    v.f = Math.min(1, v.f + dt / v.e_mod.PASS_SECONDS);
+    if (v.f >= 1) { v.playing = false; v.onPassEnd?.(); }
+    return v.playing;
+  };
+  v.draw = () => {
+    if (active !== v) return;
+    const t0 = performance.now();
+    v.apply();
+    performance.measure("apply", {start: t0});
+    const t1 = performance.now();
+    v.e.render();
+    performance.measure("render", {start: t1});
+    host.dataset.pass = String(v.pass);
+    host.dataset.f = v.f.toFixed(4);
+    if (mode === "parts" && labels) placeLabels();
+  };
+  v.request = () => { if (active === v) schedule(); };
+  // Play the current pass from its start (the bench's Step).
+  v.play = (pass) => { v.pass = pass; v.f = 0; v.playing = true; v.request(); };
+  v.seek = (pass, f) => { v.pass = pass; v.f = f; v.playing = false; v.request(); };
+
+  function placeLabels() {
+    for (const a of v.e.anchors()) {
+      const tag = labels.querySelector(`[data-part="${a.id}"]`);
+      if (!tag) continue;
+      tag.style.left = `${(a.x * 100).toFixed(2)}%`;
+      tag.style.top = `${(a.y * 100).toFixed(2)}%`;
+    }
+  }
+
+  // Pointing: the part's name in a tip; a drag turns the bench a little.
+  let drag = null;
+  const point = (ev) => {
+    const r = v.e.canvas.getBoundingClientRect();
+    return [((ev.clientX - r.left) / r.width) * 2 - 1, -(((ev.clientY - r.top) / r.height) * 2 - 1), ev.clientX - r.left, ev.clientY - r.top];
+  };
+  const light = (id) => {
+    if (id === v.lit) return;
+    v.lit = id;
+    host.querySelectorAll(".machine-legend [data-part]").forEach((li) => li.classList.toggle("is-lit", li.dataset.part === id));
+    v.request();
+  };
+  stage.addEventListener("pointerdown", (ev) => {
+    if (!v.e || ev.target !== v.e.canvas) return;
+    drag = { x: ev.clientX, y: ev.clientY, az: v.e.view.az, el: v.e.view.el, moved: false };
+    v.e.canvas.setPointerCapture?.(ev.pointerId);
+  });
+  stage.addEventListener("pointermove", (ev) => {
+    if (!v.e || active !== v) return;
+    if (drag) {
+      const dx = ev.clientX - drag.x, dy = ev.clientY - drag.y;
+      if (Math.abs(dx) + Math.abs(dy) > 3) drag.moved = true;
+      v.e.view.az = Math.max(-0.7, Math.min(0.7, drag.az - dx * 0.005));
+      v.e.view.el = Math.max(0.12, Math.min(0.75, drag.el + dy * 0.004));
+      v.request();
+      return;
+    }
+    const [x, y, px, py] = point(ev);
+    const id = v.e.partAt(x, y);
+    light(id);
+    if (tip) {
+      tip.hidden = !id;
+      if (id) { tip.textContent = nameOf(id); tip.style.left = `${px}px`; tip.style.top = `${py}px`; }
+    }
+  });
+  stage.addEventListener("pointerleave", () => { light(null); if (tip) tip.hidden = true; });
+  stage.addEventListener("pointerup", (ev) => {
+    const was = drag; drag = null;
+    if (!was || was.moved || mode !== "parts") return;
+    // In the exploded view a part is a link to its section.
+    const [x, y] = point(ev);
+    const id = v.e.partAt(x, y);
+    host.querySelector(`.machine-legend [data-part="${id}"] a`)?.click();
+  });
+  host.querySelectorAll(".machine-legend [data-part]").forEach((li) => {
+    for (const [ev, on] of [["pointerenter", true], ["pointerleave", false], ["focusin", true], ["focusout", false]]) {
+      li.addEventListener(ev, () => light(on ? li.dataset.part : null));
+    }
+  });
+
+  const io = new IntersectionObserver((entries) => {
+    // The host is hidden until the scene draws, so nearness is the widget's around it.
+    for (const en of entries) v.near = en.isIntersecting;
+    if (v.near && !v.e) {
+      host.dataset.machine = "loading";
+      engine().then(({ mod, e }) => {
+        v.e = e; v.e_mod = mod;
+        views.add(v);
+        host.dataset.machine = "live";
+        host.classList.add("is-live");
+        host.closest(".widget")?.classList.add("has-machine");
+        new ResizeObserver(() => { if (active === v) { v.resize(); schedule(); } }).observe(stage);
+        seen.observe(host);
+        onReady?.(v);
+        choose();
+        if (!active) { active = v; v.enter(); schedule(); }
+      }).catch((err) => {
+        console.error("machine:", err);
+        host.dataset.machine = "failed";
+      });
+    }
+  }, { rootMargin: "100% 0px 100% 0px" });
+  io.observe(host.closest(".widget") || host.parentElement);
+  v.io = io;
+  // How much of the view is on screen decides which view holds the canvas.
+  const seen = new IntersectionObserver((entries) => {
+    for (const en of entries) v.ratio = en.isIntersecting ? en.intersectionRatio : 0;
+    choose();
+  }, { threshold: [0, 0.1, 0.25, 0.5, 0.75, 1] });
+
+  // For tests: the scene graph read back, exact seeking, and one frame's pixels.
+  host.machine = {
+    view: v,
+    readback: () => v.e?.readback(),
+    seek: (pass, f) => { v.seek(pass, f); if (active !== v) { if (active) active.leave(); active = v; v.enter(); } v.draw(); return v.e.readback(); },
+    step: (dt) => { v.playing = true; v.advance(dt); v.draw(); return v.e.readback(); },
+    pixels: () => { v.draw(); return v.e.canvas.toDataURL("image/png"); },
+  };
+  return v;
+}
