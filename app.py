@@ -129,18 +129,6 @@ def create_app(test_config: dict | None = None) -> Flask:
         resp.headers["Cache-Control"] = f"public, max-age={VENDOR_MAX_AGE_S}, immutable"
         return resp
 
-    @app.get("/vendor/<name>")
-    def vendor_npm(name: str):
-        if name not in VENDOR_NPM:
-            abort(404)
-        path = NODE_MODULES / VENDOR_NPM[name]
-        if not path.is_file():
-            abort(404)
-        resp = send_file(path, mimetype="text/javascript", max_age=VENDOR_MAX_AGE_S,
-                         conditional=True, etag=True)
-        resp.headers["Cache-Control"] = f"public, max-age={VENDOR_MAX_AGE_S}, immutable"
-        return resp
-
     @app.errorhandler(HTTPException)
     def http_error(e: HTTPException):
         # The API blueprint answers its own errors; unmatched /api/ URLs land here.

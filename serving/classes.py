@@ -273,15 +273,23 @@ class RedisClasses:
         self._r.delete(self._k(code), self._k(code, ":n"), self._k(code, ":who"))
 
 
-def check_answer(question: str, option, tab: str) -> tuple[str, int, str] | None:
+def bad_part(question, option, tab) -> str | None:
+    """The first part of an answer that is not well formed ("q", "option", "tab"), or None."""
+    if not (isinstance(question, str) and QUESTION.fullmatch(question)):
+        return "q"
+    if isinstance(option, bool) or not isinstance(option, (int, str)) or not str(option).isdigit() \
+            or not 1 <= int(option) <= OPTION_MAX:
+        return "option"
+    if not (isinstance(tab, str) and TAB.fullmatch(tab)):
+        return "tab"
+    return None
+
+
+def check_answer(question, option, tab) -> tuple[str, int, str] | None:
     """The answer's parts if well formed (a question key, an option 1..9, a tab id), else None."""
-    try:
-        option = int(option)
-    except (TypeError, ValueError):
+    if bad_part(question, option, tab):
         return None
-    if not (QUESTION.fullmatch(question or "") and TAB.fullmatch(tab or "") and 1 <= option <= OPTION_MAX):
-        return None
-    return question, option, tab
+    return question, int(option), tab
 
 
 def rate_ok(code: str) -> bool:

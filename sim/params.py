@@ -257,6 +257,12 @@ ROUTES = {
     "/api/tree/budget": API_TREE_BUDGET,
 }
 
+# A class's predictions (views/classroom.py): JSON bodies and a code in the path; the query takes
+# the language of the messages only. tests/test_classroom.py fuzzes these routes.
+API_CLASS = spec(LANG.but(default=None))
+CLASS_ROUTES = {"/api/class": API_CLASS, "/api/class/<code>": API_CLASS, "/api/class/<code>/answer": API_CLASS,
+                "/api/class/<code>/counts": API_CLASS, "/api/class/<code>/close": API_CLASS}
+
 
 def reads(unit: str) -> tuple[str, ...]:
     """The page parameters a section (``"tape"``) or a part of one (``"lab.run"``) reads."""

@@ -127,6 +127,30 @@ GPUS: dict[str, GPU] = {g.key: g for g in (
                "BF16 1,307.4 TFLOPS dense (2,614.9 with sparsity)"),
 )}
 
+# What the memory can actually deliver, between the datasheet's ceiling and an engine's measured
+# speed: bandwidth measured with copy and triad kernels, bytes/s, low and high over the runs.
+ACHIEVABLE_SOURCE = ("Microsoft Azure, AI benchmarking guide (public): memory bandwidth measured with "
+                     "copy and triad kernels on ND H100 v5, ND H200 v5 and ND A100 v4 virtual machines")
+ACHIEVABLE_BANDWIDTH: dict[str, tuple[float, float]] = {
+    "h100-sxm": (2.90 * _TB, 2.97 * _TB),        # of 3.35 TB/s: 87-89 %
+    "h200": (4.01 * _TB, 4.15 * _TB),            # of 4.8 TB/s: 84-86 %
+    "a100-sxm-80gb": (1.61 * _TB, 1.70 * _TB),   # of 2.039 TB/s: 79-83 %
+}
+# No measured figure for these; what the vendor says instead.
+ACHIEVABLE_NOTE = {"mi300x": "AMD states that the 5.3 TB/s peak is not reachable in practice"}
+
+
+def achievable_bandwidth(gpu: "GPU | str") -> dict | None:
+    """Measured memory bandwidth beside the datasheet's: {"lo", "hi", "mid" (bytes/s), "share"
+    (mid over the datasheet's), "source"}; None where no measurement is at hand."""
+    g = _gpu(gpu)
+    if g.key not in ACHIEVABLE_BANDWIDTH:
+        return None
+    lo, hi = ACHIEVABLE_BANDWIDTH[g.key]
+    mid = (lo + hi) / 2
+    return {"lo": lo, "hi": hi, "mid": mid, "share": mid / g.bandwidth, "source": ACHIEVABLE_SOURCE}
+
+
 _LLAMA3 = "Llama Team (2024), The Llama 3 Herd of Models, arXiv:2407.21783"
 MODELS: dict[str, Model] = {m.key: m for m in (
     Model("llama-3.1-8b", "Llama 3.1 8B",

@@ -335,6 +335,18 @@ def write(step: Step, ctx: list[int], overlaps: list[float], target: NGramModel,
         ctx.append(tok)
 
 
+def per_position_acceptance(run: "Run", positions: int | None = None) -> list[float]:
+    """The share of drafting passes (those that made at least one guess) that kept guess k, for
+    k = 1..positions (default: the run's γ), as vLLM's SpecDecodingLogging reports per-position
+    acceptance: a pass that proposed fewer than k guesses did not keep a k-th. For a trained
+    draft the shares fall off step by step (about α, α², …); copying keeps whole runs or none."""
+    k_max = positions if positions is not None else run.gamma
+    drafting = [s for s in run.steps if s.proposals]
+    if not drafting or k_max < 1:
+        return []
+    return [sum(s.n_accepted >= k for s in drafting) / len(drafting) for k in range(1, k_max + 1)]
+
+
 def plain_decode(target: NGramModel, context: Sequence[int], n_tokens: int, rng: np.random.Generator,
                  *, greedy: bool = False) -> list[int]:
     """The target alone, one token per pass: the baseline speculative decoding must reproduce."""

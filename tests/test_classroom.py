@@ -242,3 +242,38 @@ def test_sixty_students_answer_at_once_through_the_real_server(server):
     # Closed: gone, and refused.
     assert _post(port, f"/api/class/{code}/close", None, {"X-Class-Key": key})[0] == 200
     assert _post(port, f"/api/class/{code}/answer", {"q": "tape", "option": 1, "tab": "f" * 32})[0] == 410
+
+
+# ---- fuzzed, as tests/test_fuzz_api.py fuzzes every other route of the API -------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from tests.test_fuzz_api import check  # noqa: E402
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_class_routes_never_fail_on_bad_input(client, data):
+    code = data.draw(st.one_of(st.text(max_size=12).filter(lambda t: "/" not in t and "?" not in t and "#" not in t),
+                               st.sampled_from(["ABCDEF", "A1B2C3", "HJKMNP"])), label="code")
+    from urllib.parse import quote
+    route = data.draw(st.sampled_from(["", "/answer", "/counts", "/close"]), label="route")
+    path = f"/api/class/{quote(code, safe='')}{route}" if code else "/api/class"
+    body = data.draw(st.one_of(
+        st.binary(max_size=300),
+        st.dictionaries(st.sampled_from(["q", "option", "tab", "x"]),
+                        st.one_of(st.integers(-5, 20), st.text(max_size=40), st.none()), max_size=4)
+          .map(lambda d: __import__("json").dumps(d).encode()),
+    ), label="body")
+    query = data.draw(st.sampled_from(["", "lang=zh", "lang=xx", "gamma=4"]), label="query")
+    method = "get" if route == "/counts" or (route == "" and code) else "post"
+    headers = {"X-Class-Key": data.draw(st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=40), label="key")}
+    resp = getattr(client, method)(path, query_string=query, data=body if method == "post" else None,
+                                   content_type="application/json", headers=headers)
+    if resp.status_code == 404 and resp.mimetype != "application/json":
+        return   # a path werkzeug does not route (an empty segment): the app's 404 page
+    if resp.status_code == 201:      # a class opened
+        assert C.CODE.fullmatch(resp.get_json()["code"])
+        return
+    check(resp, ({"lang", "gamma"} if query else set()) | {"q", "option", "tab"})

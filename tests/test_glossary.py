@@ -200,3 +200,12 @@ def test_chinese_is_never_slanted():
     assert m, "no upright rule for the Chinese page"
     for sel in ("em", "i", "cite", ".takeaway"):
         assert re.search(rf'html\[lang\^="zh"\] {re.escape(sel)}\b', m.group(1)), sel
+
+
+def test_phone_card_labels_take_one_mark(rendered):
+    """On a phone, table cells become cards whose label is the cell's data-label followed by "："
+    (the CSS of sections 1, 8, 9 and 10): a label that already ends in a mark ("保持分布吗？")
+    would read "？：" (issue 24)."""
+    bad = {(url, lab) for url, (html, _t) in rendered.items()
+           for lab in re.findall(r'data-label="([^"]*)"', html) if re.search(r"[？：。，；！]$", lab)}
+    assert not bad, sorted(bad)[:5]

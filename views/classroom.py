@@ -13,8 +13,9 @@ from flask_babel import gettext as _
 from serving import classes as C
 from sim import param
 from sim import params as P
+from sim.param import ParamError
 from views.format import typeset
-from views.params import parse_lenient
+from views.params import parse, parse_lenient
 from views.sections import SECTIONS
 from views.teach import chosen, qr_svg, show_state
 
@@ -34,12 +35,31 @@ def message(kind: str, code: str = "") -> str:
     }[kind]
 
 
-def refuse(kind: str, code: str = ""):
-    resp = jsonify({"error": {"kind": kind, "message": message(kind, code), "status": STATUS[kind]}})
+def allowed(part: str) -> str:
+    return {"q": _("a predict-first question’s name, such as tape or tape-story"),
+            "option": _("an option from 1 to 9"),
+            "tab": _("the tab’s id: 16 to 32 hexadecimal digits")}[part]
+
+
+def refuse(kind: str, code: str = "", part: str | None = None):
+    resp = jsonify({"error": {"kind": kind, "param": part, "allowed": allowed(part) if part else None,
+                              "message": message(kind, code), "status": STATUS[kind]}})
     resp.status_code = STATUS[kind]
     if kind == "busy":
         resp.headers["Retry-After"] = "1"
     return resp
+
+
+@bp.before_request
+def _known_query():
+    # Like every route of the API: a parameter it does not take is refused by name.
+    if request.path.startswith("/api/"):
+        parse(request.args, P.API_CLASS)
+
+
+@bp.errorhandler(ParamError)
+def _param_error(e: ParamError):
+    return jsonify(e.to_json()), 400
 
 
 @bp.after_request
@@ -70,10 +90,13 @@ def class_status(code: str):
 
 @bp.post("/api/class/<code>/answer")
 def answer(code: str):
-    body = request.get_json(silent=True) or {}
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict):
+        body = {}
+    bad = C.bad_part(body.get("q"), body.get("option"), body.get("tab"))
+    if bad:
+        return refuse("bad", part=bad)
     parts = C.check_answer(body.get("q"), body.get("option"), body.get("tab"))
-    if parts is None:
-        return refuse("bad")
     if not C.rate_ok(code):
         return refuse("busy", code)
     try:

@@ -72,6 +72,8 @@ def _context(lang: str, embed: bool, anchor: str | None = None) -> dict:
         "P": P,
         "query": query,
         "notices": errors + ([] if anchor else show_errors),
+        # A notice names the setting as the page does, beside its key in the link (issue 24).
+        "notice_labels": param_labels() if errors else {},
         "answers": {s.anchor: answers(s, lang, state) for s in shown},
         "sections": shown if not anchor else SECTIONS,
         "shown": shown,

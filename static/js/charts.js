@@ -1,6 +1,6 @@
 // plotly charts, shared by the widgets that draw one (the `batch`, `speedup`, `idle` and `bench` sections). plotly.js is large:
 // it is fetched only when a chart comes near the view, and a chart draws the newest answer then.
-import { count } from "./format.js";
+import { colon, count } from "./format.js";
 
 // Draw into `container` once it comes within 200 px of the view; until then (and without scripts)
 // it keeps the server's fallback table. Returns update(data): draw now if plotly is here, else
@@ -94,8 +94,31 @@ export function baseLayout(ctx, { xTitle, yTitle, yLog = true, xMax = 1024 }) {
 }
 
 // Hover text for a throughput curve: each point's count as the page writes it.
-export function countHover(ys) {
-  return { customdata: ys.map((y) => count(y)), hovertemplate: "%{customdata}<extra></extra>" };
+// A curve's hover text: its name and the count with its unit ("Weights only: 209 tokens/s"), not a
+// bare number.
+export function countHover(ys, name = "", unit = "") {
+  const label = (y) => `${name ? name + colon() : ""}${count(y)}${unit ? "\u00a0" + unit : ""}`;
+  return { customdata: ys.map(label), hovertemplate: "%{customdata}<extra></extra>" };
+}
+
+// Labels for measured points that stay readable where curves run and points sit close together:
+// each on a light box, off its point by a short leader. Of points at one x the highest is labelled
+// above, the next below, and so on, so leaders do not cross; a point in the right half of the
+// chart is labelled to its left, so the label stays inside. Positions on a log axis are given in
+// log10, as Plotly's annotations take them.
+export function pointLabels(layout, points, colour) {
+  const at = (axis, v) => (axis?.type === "log" ? Math.log10(v) : v);
+  const range = layout.xaxis?.range;
+  return points.map(({ x, y, text }) => {
+    const rank = points.filter((o) => o.x === x && o.y > y).length;
+    const px = at(layout.xaxis, x);
+    const right = range ? (px - range[0]) / (range[1] - range[0]) > 0.5 : false;
+    return {
+      x: px, y: at(layout.yaxis, y), text, showarrow: true, arrowhead: 0, arrowwidth: 1, arrowcolor: colour,
+      ax: right ? -36 : 36, ay: rank % 2 ? 22 : -22, xanchor: right ? "right" : "left",
+      bgcolor: "rgba(255,255,255,0.88)", borderpad: 2, font: { size: 11, color: colour },
+    };
+  });
 }
 
 export const PLOT_CONFIG = { displayModeBar: false, responsive: true, scrollZoom: false };

@@ -8,14 +8,22 @@
 // and the page keeps the server's 2D diagram of the parts (the `parts` section).
 const reducedMotion = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
+// WebGL at all, and whether it is a software renderer (SwiftShader, llvmpipe): those draw every
+// pixel on the CPU, so the machine draws without multisampling there.
+let probe = null;
 export function webgl() {
+  if (probe) return probe.ok;
+  probe = { ok: false, soft: false };
   try {
     const c = document.createElement("canvas");
     const gl = c.getContext("webgl2") || c.getContext("webgl");
-    if (!gl) return false;
-    gl.getExtension("WEBGL_lose_context")?.loseContext();
-    return true;
-  } catch { return false; }
+    if (gl) {
+      const info = gl.getExtension("WEBGL_debug_renderer_info");
+      probe = { ok: true, soft: Boolean(info) && /swiftshader|llvmpipe|software/i.test(gl.getParameter(info.UNMASKED_RENDERER_WEBGL)) };
+      gl.getExtension("WEBGL_lose_context")?.loseContext();
+    }
+  } catch { /* no WebGL */ }
+  return probe.ok;
 }
 
 // Can this page show the machine at all? (The test hooks read the reason.)
@@ -28,7 +36,22 @@ export function unavailable() {
 
 let enginePromise = null;
 function engine() {
-  enginePromise ||= import("./machine3d.js").then((m) => { const t = performance.now(); const e = m.create(); performance.measure("create", {start: t}); return { mod: m, e }; });
+  // In steps, each its own task, so no one task holds the page for long: the module, the scene,
+  // the shaders (compiled asynchronously where the browser can), then the first frame.
+  const pause = () => new Promise((ok) => setTimeout(ok, 0));
+  // Marks (machine:imported, …) let a measurement see where the start-up time goes.
+  const mark = (name) => performance.mark(`machine:${name}`);
+  enginePromise ||= import("./machine3d.js").then(async (m) => {
+    mark("imported");
+    await pause();
+    const e = await m.create({ antialias: !probe?.soft }, pause);
+    mark("created");
+    await pause();
+    await e.compile(pause, mark);
+    mark("compiled");
+    await pause();
+    return { mod: m, e };
+  });
   return enginePromise;
 }
 
@@ -108,9 +131,9 @@ export function machineView(host, { mode, answer, lang, onReady }) {
       stage.prepend(img); v.still = img;
     } catch { /* a still is only a nicety */ }
   };
-  v.resize = () => { performance.mark("resize");
+  v.resize = () => {
     const w = Math.max(200, stage.clientWidth);
-    const h = Math.round(w < 560 ? w * 0.92 : Math.min(w * 0.56, 560));
+    const h = Math.round(w < 560 ? w * 0.85 : Math.min(w * 0.56, 560));
     stage.style.height = `${h}px`;
     v.e.size(w, h);
   };
@@ -122,12 +145,8 @@ export function machineView(host, { mode, answer, lang, onReady }) {
   };
   v.draw = () => {
     if (active !== v) return;
-    const t0 = performance.now();
     v.apply();
-    performance.measure("apply", {start: t0});
-    const t1 = performance.now();
     v.e.render();
-    performance.measure("render", {start: t1});
     host.dataset.pass = String(v.pass);
     host.dataset.f = v.f.toFixed(4);
     if (mode === "parts" && labels) placeLabels();
@@ -229,7 +248,7 @@ export function machineView(host, { mode, answer, lang, onReady }) {
   // For tests: the scene graph read back, exact seeking, and one frame's pixels.
   host.machine = {
     view: v,
-    readback: () => v.e?.readback(),
+    readback: () => { if (!v.e) return null; if (active === v) v.apply(); return v.e.readback(); },
     seek: (pass, f) => { v.seek(pass, f); if (active !== v) { if (active) active.leave(); active = v; v.enter(); } v.draw(); return v.e.readback(); },
     step: (dt) => { v.playing = true; v.advance(dt); v.draw(); return v.e.readback(); },
     pixels: () => { v.draw(); return v.e.canvas.toDataURL("image/png"); },

@@ -141,29 +141,63 @@ function paintTape(canvas, cells, lang) {
   });
 }
 
-function shadowTexture() {
-  const c = document.createElement("canvas"); c.width = c.height = 128;
-  const g = c.getContext("2d");
-  const grad = g.createRadialGradient(64, 64, 8, 64, 64, 64);
-  grad.addColorStop(0, "rgba(40,30,20,0.45)"); grad.addColorStop(1, "rgba(40,30,20,0)");
-  g.fillStyle = grad; g.fillRect(0, 0, 128, 128);
-  return new THREE.CanvasTexture(c);
+
+// Static pieces that share a material are drawn as one mesh: a software renderer pays for every
+// draw call, and a part of a dozen boxes is one draw. `keep` holds what moves on its own.
+function merge(group, keep = new Set()) {
+  group.updateMatrixWorld(true);
+  const inv = new THREE.Matrix4().copy(group.matrixWorld).invert();
+  const byMat = new Map();
+  const visit = (o) => {
+    for (const c of o.children) {
+      if (keep.has(c)) continue;
+      if (c.isMesh && !c.isInstancedMesh && !Array.isArray(c.material)) {
+        if (!byMat.has(c.material)) byMat.set(c.material, []);
+        byMat.get(c.material).push(c);
+      }
+      if (!c.isInstancedMesh) visit(c);
+    }
+  };
+  visit(group);
+  for (const [mat, list] of byMat) {
+    if (list.length < 2) continue;
+    const geos = list.map((m) => {
+      const g = m.geometry.index ? m.geometry.toNonIndexed() : m.geometry.clone();
+      return g.applyMatrix4(new THREE.Matrix4().multiplyMatrices(inv, m.matrixWorld));
+    });
+    const out = new THREE.BufferGeometry();
+    for (const name of ["position", "normal", "uv"]) {
+      if (!geos.every((g) => g.attributes[name])) continue;
+      const size = geos[0].attributes[name].itemSize;
+      const arr = new Float32Array(geos.reduce((n, g) => n + g.attributes[name].count * size, 0));
+      let at = 0;
+      for (const g of geos) { arr.set(g.attributes[name].array, at); at += g.attributes[name].array.length; }
+      out.setAttribute(name, new THREE.BufferAttribute(arr, size));
+    }
+    const mesh = new THREE.Mesh(out, mat);
+    mesh.userData.part = list[0].userData.part;
+    for (const m of list) m.removeFromParent();
+    group.add(mesh);
+  }
 }
 
-export function create(opts = {}) {
+export async function create(opts = {}, pause = async () => {}) {
   const canvas = document.createElement("canvas");
   canvas.className = "machine-canvas";
   const renderer = new THREE.WebGLRenderer({ canvas, antialias: opts.antialias ?? true, alpha: true, preserveDrawingBuffer: false,
     powerPreference: "low-power" });
-  // A software renderer (SwiftShader, llvmpipe) draws every pixel on the CPU: one pixel per CSS pixel.
+  // A software renderer (SwiftShader, llvmpipe) draws every pixel on the CPU: fewer pixels than CSS
+  // pixels there (the browser scales the frame up).
   const gl = renderer.getContext(), info = gl.getExtension("WEBGL_debug_renderer_info");
   const soft = Boolean(info) && /swiftshader|llvmpipe|software/i.test(gl.getParameter(info.UNMASKED_RENDERER_WEBGL));
-  renderer.setPixelRatio(opts.dpr ?? (soft ? 1 : Math.min(2, window.devicePixelRatio || 1)));
+  renderer.setPixelRatio(opts.dpr ?? (soft ? 0.75 : Math.min(2, window.devicePixelRatio || 1)));
   renderer.outputColorSpace = THREE.SRGBColorSpace;
+  await pause();
   const scene = new THREE.Scene();
   const M = materials();
   const camera = new THREE.PerspectiveCamera(32, 16 / 10, 0.5, 200);
 
+  await pause();
   const root = new THREE.Group(); scene.add(root);
   const groups = {};
   for (const p of PARTS) {
@@ -181,8 +215,7 @@ export function create(opts = {}) {
   for (const [x, z] of [[-6.2, -2.7], [6.2, -2.7], [-6.2, 2.7], [6.2, 2.7]]) {
     const foot = new THREE.Mesh(new THREE.CylinderGeometry(0.28, 0.4, 0.5, 16), M.iron); foot.position.set(x, 0.1, z); bed.add(foot);
   }
-  const shadow = new THREE.Mesh(new THREE.PlaneGeometry(18, 9), new THREE.MeshBasicMaterial({ map: shadowTexture(), transparent: true, depthWrite: false }));
-  shadow.rotation.x = -Math.PI / 2; shadow.position.y = -0.15; scene.add(shadow);
+  // The soft shadow under the bed is the stage's own background (machine.css): no blended plane to fill.
   const Y = 0.76;  // the bed's top
 
   // The big drum (the target): a brass drum studded with steel pins, one per weight, on two stands.
@@ -300,25 +333,37 @@ export function create(opts = {}) {
     }
   }
 
+  // What does not move, drawn in as few calls as it can be.
+  const moving = new Set([bigRot, smallRot, slider, marks, head, gear1, gear2, laneGroup, gaugeGroup, drawerGroup, spillGroup, lamp]);
+  for (const g of [bed, bigRot, smallRot, slider, head, ...Object.values(groups)]) merge(g, moving);
+
   // ---- the run --------------------------------------------------------------------------------
   let run = null, gamma = 4, batch = 1, busy = 0, fits = true, maxBatch = null, lang = "en";
   let guessesBefore = [0];  // guesses drafted before each pass (small drum turns)
   const view = { pass: 0, f: 1, explode: 0, az: 0.22, el: 0.36, lit: null };
 
   function buildLanes() {
-    laneGroup.clear(); reader.lanes = [];
+    laneGroup.clear();
     const cols = gamma + 1, rows = Math.min(batch, MAX_ROWS);
     reader.cols = cols; reader.rows = rows;
     const lw = Math.min(0.16, (READER.w - 0.2) / cols * 0.6), gap = (READER.w - 0.2) / cols;
     const rgap = (READER.d - 0.1) / rows, rd = Math.min(0.5, rgap * 0.6);
     const geo = new THREE.BoxGeometry(lw, 0.06, rd);
-    // Dark lanes beyond the lit ones: the positions a longer pass would work out.
+    // The lanes this pass works out (one per position, a row per stream), one instanced draw; and
+    // dark lanes beyond them: the positions a longer pass would work out.
+    const lanes = new THREE.InstancedMesh(geo, M.lane, cols * rows);
+    lanes.userData.part = "reader";
     const spare = Math.max(0, Math.floor((READER.w - 0.2) / gap) - cols);
+    const o = new THREE.Object3D();
+    let k = 0;
     for (let r = 0; r < rows; r++) for (let c = 0; c < cols + spare; c++) {
-      const m = add(laneGroup, geo, M.lane, READER.x - READER.w / 2 + 0.1 + gap * (c + 0.5), READER.y, READER.z - READER.d / 2 + 0.05 + rgap * (r + 0.5));
-      m.userData.part = "reader";
-      if (c < cols) reader.lanes.push(m);
+      const x = READER.x - READER.w / 2 + 0.1 + gap * (c + 0.5), z = READER.z - READER.d / 2 + 0.05 + rgap * (r + 0.5);
+      if (c < cols) { o.position.set(x, READER.y, z); o.updateMatrix(); lanes.setMatrixAt(k++, o.matrix); }
+      else add(laneGroup, geo, M.lane, x, READER.y, z);
     }
+    merge(laneGroup);
+    laneGroup.add(lanes);
+    reader.lanes = lanes;
   }
 
   function buildGauges() {
@@ -336,6 +381,7 @@ export function create(opts = {}) {
       for (const m of g.children) m.userData.part = "gauges";
       gauges.push({ col, rl, cap, h: 0, r: null, verdict: null });
     }
+    merge(gaugeGroup, new Set(gauges.flatMap((gg) => [gg.col, gg.rl, gg.cap])));
     // The carriage's marks: one slot per guess on its slip of paper.
     marks.clear();
     const markGeo = new THREE.BoxGeometry(Math.min(0.16, 2.0 / n), 0.02, 0.2);
@@ -368,6 +414,9 @@ export function create(opts = {}) {
       }
     }
     lamp.material = fits ? M.lampOff : M.red;
+    drawerGroup.userData.count = drawers.length;
+    spillGroup.userData.count = shown - inside;
+    merge(drawerGroup); merge(spillGroup);
   }
 
   function load(answer, language) {
@@ -412,13 +461,15 @@ export function create(opts = {}) {
     bigRot.rotation.x = bigAngle;
     const lit = step && f >= PHASES.target[0];
     let lanesLit = 0;
-    for (const m of reader.lanes) { m.material = lit ? M.laneLit : M.lane; m.userData.lit = Boolean(lit); if (lit) lanesLit++; }
+    reader.lanes.material = lit ? M.laneLit : M.lane;
+    reader.lanes.userData.lit = Boolean(lit);
+    if (lit) lanesLit = reader.lanes.count;
     // The mill: turns in proportion to the arithmetic's busy share.
     const millAngle = TAU * 3 * busy * (n > 0 ? done + tf : 0);
     gear1.rotation.z = millAngle; gear2.rotation.z = -millAngle * (18 / 11) + 0.12;
     // Drawers: each stream's drawer opens while the target reads its cache.
     const open = step ? Math.sin(Math.PI * within(f, PHASES.target)) : 0;
-    for (const d of drawers) d.position.z = d.userData.z0 + 0.45 * open;
+    drawerGroup.position.z = 0.45 * open;
     // The carriage and its marks (one per guess written so far this pass).
     const slots = Math.max(1, gamma);
     const at = step ? Math.min(u, g) : 0;
@@ -472,11 +523,11 @@ export function create(opts = {}) {
     read = {
       pass: n, f, passes: passes(), gamma, batch, fits,
       bigDrumAngle: bigRot.rotation.x, smallDrumAngle: smallRot.rotation.x, millAngle: gear1.rotation.z,
-      lanes: reader.lanes.length, lanesLit, lanesPerStream: reader.cols, streamRows: reader.rows,
+      lanes: reader.lanes.count, lanesLit, lanesPerStream: reader.cols, streamRows: reader.rows,
       gauges: gauges.map((gg) => gg.col.scale.y / (BR.h - 0.12)).map((h) => (h < 0.001 ? 0 : h)),
       gaugeTargets: heights, r: rs, caps: gauges.map((gg, i) => verdictOf(i)),
       marks: markCount, tapeCells: cells.length, printed,
-      drawers: drawers.length, spilled: spillGroup.children.length, drawerOpen: open,
+      drawers: drawerGroup.userData.count, spilled: spillGroup.userData.count, drawerOpen: open,
       carriageX: slider.position.x, headY: head.position.y, explode: view.explode,
     };
   }
@@ -486,11 +537,14 @@ export function create(opts = {}) {
   function placeCamera() {
     const aspect = camera.aspect;
     // Far enough that the bed (about 14 × 7 units, more when exploded) fits the frame's width.
-    const span = 15.5 + 3.5 * view.explode;
+    // On a narrow frame (a phone) the bench is seen more from its end, so it fills the frame.
+    const narrow = aspect < 1.3;
+    const az = view.az + (narrow ? 0.3 : 0), el = view.el + (narrow ? 0.1 : 0);
+    const span = (narrow ? 12.5 : 15.5) + (narrow ? 6 : 3.5) * view.explode;
     const fovH = 2 * Math.atan(Math.tan((camera.fov * Math.PI) / 360) * aspect);
-    const dist = Math.max(span / 2 / Math.tan(fovH / 2) + 3, 16 + 4 * view.explode);
-    camera.position.set(target.x + dist * Math.sin(view.az) * Math.cos(view.el), target.y + dist * Math.sin(view.el),
-      target.z + dist * Math.cos(view.az) * Math.cos(view.el));
+    const dist = Math.max(span / 2 / Math.tan(fovH / 2) + 3, (narrow ? 12 : 16) + 4 * view.explode);
+    camera.position.set(target.x + dist * Math.sin(az) * Math.cos(el), target.y + dist * Math.sin(el),
+      target.z + dist * Math.cos(az) * Math.cos(el));
     camera.lookAt(target.x, target.y + 0.6 * view.explode, target.z);
   }
 
@@ -542,5 +596,32 @@ export function create(opts = {}) {
     passes, readback: () => { pose(); return read; },
     seek(pass, f) { view.pass = clamp(Math.round(pass), 0, passes()); view.f = clamp(f); },
     dispose() { renderer.dispose(); },
+    // Every shader the scene needs, compiled before the first frame (in parallel where supported).
+    // One material at a time, each in its own task (software WebGL compiles a program in tens
+    // of milliseconds, and browsers without parallel compiling do it all in one go otherwise).
+    async compile(pause, mark = () => {}) {
+      load(null); pose(); placeCamera();
+      const seen = new Set(), one = new THREE.Scene();
+      const meshes = [];
+      scene.traverse((o) => { if (o.isMesh) meshes.push(o); });
+      renderer.setSize(1, 1, false);
+      for (const o of meshes) {
+        const mats = Array.isArray(o.material) ? o.material : [o.material];
+        const key = mats.map((m) => `${m.type}:${m.map ? 1 : 0}:${m.transparent ? 1 : 0}:${o.isInstancedMesh ? 1 : 0}`).join("|");
+        if (seen.has(key)) continue;
+        seen.add(key);
+        for (const m of mats) for (const t of [m.map, m.matcap]) if (t) renderer.initTexture(t);
+        const stand = o.isInstancedMesh ? new THREE.InstancedMesh(o.geometry, o.material, 1) : new THREE.Mesh(o.geometry, o.material);
+        one.clear(); one.add(stand);
+        // Draw it once into one pixel: software WebGL builds its drawing routines at the first draw.
+        renderer.setScissorTest(true); renderer.setScissor(0, 0, 1, 1); renderer.setViewport(0, 0, 1, 1);
+        renderer.render(one, camera);
+        renderer.setScissorTest(false);
+        gl.finish();
+        mark(key);
+        await pause();
+      }
+      // The frame size the view asks for is set again by size().
+    },
   };
 }

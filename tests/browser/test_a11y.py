@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.browser.util import MACHINES_SETTLED
 from views.sections import ANCHORS
 
 pytestmark = pytest.mark.browser
@@ -36,6 +37,7 @@ def open_ready(page, url: str) -> None:
     # state right after mounting) are mid-change.
     page.wait_for_function("() => !document.querySelector('[aria-busy=\"true\"], [data-loading]')",
                            timeout=20_000)
+    page.wait_for_function(MACHINES_SETTLED, timeout=60_000)
 
 
 def serious_violations(page, axe_source: str) -> list[str]:

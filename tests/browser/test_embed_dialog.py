@@ -114,7 +114,7 @@ def test_dialog_in_chinese_measures_a_section_with_charts_drawn(browser, page, l
     s = snippet(page)
     assert s["query"] == {"batch": "256", "c": "0.3", "depth": "frontier"}
     got = dict(settings(page))
-    assert got == {"batch": "批中的序列数：256", "c": "草稿开销 c：0.3", "depth": "讲解深度：前沿"}, got
+    assert got == {"batch": "批大小（序列数）：256", "c": "草稿开销 c：0.3", "depth": "讲解深度：前沿"}, got
     assert page.locator(".embed-dialog__carries").inner_text() == "这段代码带上的设置："
     # Its two charts were drawn in the preview, and the height counts them.
     inner = preview_frame(page, s["src"])

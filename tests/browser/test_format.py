@@ -10,9 +10,10 @@ pytestmark = pytest.mark.browser
 
 rng = random.Random(11)
 VALUES = ([0, 1, -1, 0.5, 0.125, 2.675, 1.005, 0.0005, 6.7e-5, 0.0043, 0.01, 0.0099995, 1e-9, 0.999999,
+           0.003, 0.9996, 0.99996, 0.00004, 2e-7, 1e-6,
            13350.4, 8030261248, 99_960_000, 9999, 10_000, 1.5e12, -13350, None]
           + [rng.uniform(0, 1) ** 3 for _ in range(60)] + [rng.uniform(1, 10) * 10 ** rng.randint(-6, 13) for _ in range(60)])
-SPECS = ["num:0", "num:1", "num:2", "num:3", "pct:0", "pct:1", "x:2", "big", "prob"]
+SPECS = ["num:0", "num:1", "num:2", "num:3", "pct:0", "pct:1", "x:2", "big", "prob", "pvalue"]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

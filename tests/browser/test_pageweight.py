@@ -9,7 +9,7 @@ import pytest
 
 from bench.pageweight import (CHARTS_NEAR_VIEW, KIB, LONG_TASK_MS, LONG_TASKS_AFTER_LOAD,
                               LAZY_VENDOR, LONG_TASKS_INIT, PLOTLY, PLOTLY_BUDGET,
-                              PLOTLY_SET_INIT, PLOTLY_TASKS, _SIZES, budget, settle)
+                              PLOTLY_SET_INIT, PLOTLY_TASKS, THREE, _SIZES, budget, settle)
 
 pytestmark = pytest.mark.browser
 
@@ -17,6 +17,15 @@ WHOLE = ["/en/specdec/", "/zh/specdec/", "/embed/en/specdec/", "/embed/zh/specde
 # One-section embeds: the heaviest (the bench, the lab), one with a chart at the top, both languages.
 SECTIONS = ["/embed/en/specdec/bench/", "/embed/zh/specdec/lab/", "/embed/en/specdec/speedup/",
             "/embed/zh/specdec/alpha/"]
+
+
+# One-section embeds whose first view holds the bench's machine (static/js/machine.js).
+MACHINE_FIRST = ("/embed/en/specdec/bench/", "/embed/zh/specdec/bench/",
+                 "/embed/en/specdec/parts/", "/embed/zh/specdec/parts/")
+
+
+def fetched_three(page) -> bool:
+    return any(e["name"] in THREE for e in page.evaluate(_SIZES))
 
 
 def fetched_plotly(page) -> bool:
@@ -52,6 +61,13 @@ def test_settled_first_view_within_budget_and_without_long_tasks(browser, live_u
             # A chart at the top of a one-section embed: plotly.js comes at once (its parsing is
             # one long task, measured by bench/pageweight.py; nothing to assert about it here).
             assert path in SECTIONS and fetched_plotly(page)
+            ctx.close()
+            return
+        if fetched_three(page):
+            # The machine in the first view (the bench's embed): three.js comes at once, and its
+            # start-up (the scene, the shaders, the first frame: software WebGL here) is measured
+            # by bench/machine.py, as plotly's parsing is by bench/pageweight.py.
+            assert path in MACHINE_FIRST, f"{path}: three.js fetched with no machine near the view"
             ctx.close()
             return
         assert not fetched_plotly(page), f"{path}: plotly.js fetched with no chart within 200 px of the view"

@@ -131,6 +131,18 @@ def test_tape_status_says_guess_for_one(page, live_url):
     assert status.startswith("1 guess kept, then one refused"), status
 
 
+@pytest.mark.parametrize("lang, said", [("en", "The first guess was refused"), ("zh", "第一个猜测就被拒绝了")])
+def test_tape_status_says_when_the_first_guess_is_refused(page, live_url, lang, said):
+    # Not "0 guesses kept, then one refused" (issue 24): a pass that refused its first guess.
+    _load(page, f"{live_url}/embed/{lang}/specdec/tape/?seed=1")
+    steps = _answer(page, "tape")["run"]["steps"]
+    at = next(i for i, st in enumerate(steps) if [w["kind"] for w in st["written"]] == ["replaced"])
+    for _ in range(at + 1):
+        page.locator("#tape [data-act=step]").click()
+    status = page.locator("#tape [data-out=status]").inner_text()
+    assert status.startswith(said), status
+
+
 def test_tubes_balls_then_bars_and_the_cap(page, live_url):
     _load(page, f"{live_url}/embed/en/specdec/exact/?rounds=1")
     w = page.locator("#exact [data-widget]")

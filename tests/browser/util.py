@@ -39,3 +39,12 @@ def open_fold(page, fold_id):
     if not fold.evaluate("d => d.open"):
         fold.locator("> summary").click()
     page.wait_for_function(f"() => document.getElementById('{fold_id}').open")
+
+
+# The bench's machine (static/js/machine.js) loads once its widget is within a screen of the view,
+# and then takes the place of section 13's 2D diagram: a page is settled once every machine near
+# the view has drawn (or given up: no WebGL, reduced motion).
+MACHINES_SETTLED = """() => ![...document.querySelectorAll('.machine')].some(m => {
+  const r = (m.closest('.widget') || m).getBoundingClientRect();
+  return r.bottom > -innerHeight && r.top < 2 * innerHeight && ['waiting', 'loading'].includes(m.dataset.machine);
+})"""

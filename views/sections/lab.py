@@ -28,7 +28,7 @@ from sim.lookup import generate_lookup, lookup_stats
 from sim.ngram import load_models
 from sim.params import PAGE_GAMMA_MAX as GAMMA_MAX, LAB_DRAFTS as DRAFTS
 from sim.params import LAB_COMPARE_TOKENS as COMPARE_TOKENS, LAB_RUN_TOKENS as RUN_TOKENS
-from sim.speculative import generate
+from sim.speculative import generate, per_position_acceptance
 from sim.tubes import run_tubes
 from views import caching
 
@@ -182,7 +182,9 @@ def _summary(run, c: float) -> dict:
     s = run.stats()
     return {"alpha": s["alpha"], "acceptance_rate": s["acceptance_rate"],
             "tokens_per_pass": s["tokens_per_pass"], "passes": s["passes"],
-            "speedup": modelled_speedup(run, c)}
+            "speedup": modelled_speedup(run, c),
+            # Kept at guess 1, 2, … of the passes that guessed (vLLM's per-position acceptance).
+            "per_position": per_position_acceptance(run)}
 
 
 def _tape(run, vocab) -> list[dict]:

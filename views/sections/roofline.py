@@ -131,11 +131,29 @@ def _presets(m) -> list[dict]:
             for g in roofline.GPUS.values()]
 
 
-def _engine(efficiency: float) -> dict:
-    """The engine efficiency in use (1.0: the ideal) and the one a published engine measured."""
-    return {"efficiency": efficiency, "ideal": efficiency == 1.0,
+def _achievable(g) -> dict | None:
+    """The memory bandwidth measured on this GPU (sim.roofline.achievable_bandwidth), in TB/s, and
+    its share of the datasheet's, to two decimals as the efficiency control takes it."""
+    a = roofline.achievable_bandwidth(g)
+    if a is None:
+        return None
+    return {"lo_tb_s": a["lo"] / 1e12, "hi_tb_s": a["hi"] / 1e12, "share": a["share"],
+            "eff": round(a["share"], 2), "source": a["source"]}
+
+
+def _engine(efficiency: float, g=None) -> dict:
+    """The engine efficiency in use (1.0: the ideal) and the one a published engine measured;
+    ``which`` names the line the control is on: the datasheet's ideal, the bandwidth the memory
+    was measured to deliver on this GPU, a published engine, or a value of the reader's own."""
+    measured = published.engine_efficiency()
+    ach = _achievable(g) if g is not None else None
+    which = ("ideal" if efficiency == 1.0 else
+             "achievable" if ach and efficiency == ach["eff"] else
+             "engine" if efficiency == round(measured, 2) else "own")
+    return {"efficiency": efficiency, "ideal": efficiency == 1.0, "which": which,
             # The share a published plain engine reached (SGLang, H100, 8B, batch 1).
-            "measured": published.engine_efficiency(), "measured_key": "sglang-8b-h100"}
+            "measured": measured, "measured_eff": round(measured, 2), "measured_key": "sglang-8b-h100",
+            "achievable": ach}
 
 
 def _model_info(m: roofline.Model) -> dict:
@@ -176,6 +194,9 @@ def _onebyone(g, m, efficiency: float = 1.0) -> dict:
         # The roofline's ceiling without an engine's losses (the same as tokens_per_s at eff 1).
         "ideal_tokens_per_s": ideal["tokens_per_s"] * shown["gpus"],
         "ideal_ms_per_token": ideal["ms_per_step"] / shown["gpus"],
+        # At the bandwidth the memory was measured to deliver (None: no measurement on this GPU).
+        "achievable_tokens_per_s": (ideal["tokens_per_s"] * shown["gpus"] * _achievable(g)["share"]
+                                    if _achievable(g) else None),
         # A step reads one row of the input embedding, not the table (the Frontier note).
         "embedding_row": _embedding(g, m),
         "published": rows,
@@ -369,7 +390,7 @@ def compute(gpu: str = "h100-sxm", model: str = "llama-3.1-8b", batch: int = 64,
         "papers": PAPERS,
         "capacity": _capacity(g, m, batch, ctx),
         "presets": _presets(m),
-        "engine": _engine(efficiency),
+        "engine": _engine(efficiency, g),
         "published": published.to_json(gpu, model),
     }
 
@@ -394,7 +415,7 @@ def _picked(v: dict):
 def onebyone(lang: str, v: dict) -> dict:
     g, m, out = _picked(v)
     return {**out, "onebyone": _onebyone(g, m, v["eff"]), "capacity": _capacity(g, m, 1, 0),
-            "presets": _presets(m), "engine": _engine(v["eff"])}
+            "presets": _presets(m), "engine": _engine(v["eff"], g)}
 
 
 def batch(lang: str, v: dict) -> dict:
@@ -402,7 +423,7 @@ def batch(lang: str, v: dict) -> dict:
     n = weight_gpus(g, m)
     return {**out, "batch": {**_batch(g, m, v["batch"], v["ctx"], v["eff"], n),
                              "ridge": roofline.ridge_ops_per_byte(g)},
-            "capacity": _capacity(g, m, v["batch"], v["ctx"]), "engine": _engine(v["eff"])}
+            "capacity": _capacity(g, m, v["batch"], v["ctx"]), "engine": _engine(v["eff"], g)}
 
 
 def idle(lang: str, v: dict) -> dict:
@@ -412,7 +433,7 @@ def idle(lang: str, v: dict) -> dict:
     n = weight_gpus(g, m)
     return {**out, "measured": v["alpha"] is None,
             "idle": _idle(g, m, v["batch"], v["ctx"], v["gamma"], alpha, v["c"], v["eff"], n),
-            "capacity": _capacity(g, m, v["batch"], v["ctx"]), "engine": _engine(v["eff"]),
+            "capacity": _capacity(g, m, v["batch"], v["ctx"]), "engine": _engine(v["eff"], g),
             "papers": PAPERS}
 
 

@@ -210,6 +210,10 @@ def run_json(lang: str, draft: str, shape: str, n: int, k: int, d: int, sampling
     step = run.steps[at]
     pj = step.to_json(M.vocab, top=TOP)
     pj["layout"] = layout(pj["tree"]["nodes"])
+    # The root is the last token written before this pass (the context's last for the first).
+    before = sum(len(st_.written) for st_ in run.steps[:at])
+    seen = ctx_tokens + [M.vocab[t] for t in run.tokens[:before]]
+    pj["root_token"] = seen[-1] if seen else "·"
     pj["events"] = events(pj)
     stats = run.stats()
     deepest = max(s.tree.shape.depth for s in run.steps)

@@ -25,9 +25,9 @@ function draw(Plotly, node, a, ctx) {
   const drawn = (b.published || []).filter((r) => r.matches && r.batch && r.tokens_per_s);
   const traces = [
     { x: w.x, y: w.y, name: ctx.t("weights_only"), mode: "lines",
-      line: { color: c.kept, width: 2.5 }, ...countHover(w.y) },
+      line: { color: c.kept, width: 2.5 }, ...countHover(w.y, ctx.t("weights_only"), ctx.t("per_s")) },
     { x: k.x, y: k.y, name: ctx.t("with_cache"), mode: "lines",
-      line: { color: c.accent, width: 2.5 }, ...countHover(k.y) },
+      line: { color: c.accent, width: 2.5 }, ...countHover(k.y, ctx.t("with_cache"), ctx.t("per_s")) },
     { x: [xs[0], xs[xs.length - 1]], y: [b.ceiling_tokens_per_s, b.ceiling_tokens_per_s],
       name: ctx.t("ceiling"), mode: "lines", line: { color: c.muted, width: 1.5, dash: "dash" }, hoverinfo: "skip" },
     { x: [b.batch, b.batch], y: [b.weights_only.tokens_per_s, b.with_cache.tokens_per_s],

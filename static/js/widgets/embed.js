@@ -15,6 +15,7 @@
 // height the frame reported, before and after its charts were drawn.
 import { params } from "../state.js";
 import { colon, num } from "../format.js";
+import { depth } from "../dom.js";
 
 const WIDTHS = [390, 640, 800, 1000];   // px; 390: a phone
 const SETTLE_MS = 1000;                 // no change of height for this long: measured
@@ -65,9 +66,12 @@ export function fixedSnippet(src, title, height, width) {
     `style="border:0;width:${width}px;height:${height}px" loading="lazy" allow="fullscreen" allowfullscreen></iframe>`;
 }
 
-// A setting as a reader would say it: "Draft model: unigram: reads nothing".
+// A setting as a reader would say it: "Draft model: unigram (reads nothing)". At the Story depth the
+// label leaves its symbol out ("Guesses per pass, γ" is "Guesses per pass"), as the controls do.
+const SYMBOL = /(?:,\s*|\s+|，)[γαnkdc](?=$|\s|[(（])/;
 function describe(name, raw, t) {
-  const label = text.labels?.[name] ?? name;
+  const full = text.labels?.[name] ?? name;
+  const label = depth() === "story" ? full.replace(SYMBOL, "") : full;
   const p = params[name] || {};
   let value = text.choices?.[name]?.[raw];
   if (value === undefined) {

@@ -2,7 +2,7 @@
 // Both charts draw the section's answer; the numbers around them are its live text. Every curve
 // ends where its streams stop fitting in memory (the limit marked), and the published
 // measurements taken on the chosen GPU and model are drawn as points beside the ideal.
-import { lazyChart, baseLayout, colours, countHover, upToLimit, limitMark, PLOT_CONFIG } from "../charts.js";
+import { lazyChart, baseLayout, colours, countHover, upToLimit, limitMark, pointLabels, PLOT_CONFIG } from "../charts.js";
 import { colon, count, format, num, times } from "../format.js";
 
 function breakevenShape(x, colour) {
@@ -41,20 +41,22 @@ function drawThroughput(Plotly, node, a, ctx) {
   }
   const traces = [
     { x: plain.x, y: plain.y, name: ctx.t("plain"), mode: "lines", line: { color: c.muted, width: 2.5, dash: "dash" },
-      ...countHover(plain.y) },
+      ...countHover(plain.y, ctx.t("plain"), ctx.t("per_s")) },
     { x: spec.x, y: spec.y, name: ctx.t("spec"), mode: "lines", line: { color: c.accent, width: 2.5 },
-      ...countHover(spec.y) },
+      ...countHover(spec.y, ctx.t("spec"), ctx.t("per_s")) },
     { x: [i.batch, i.batch], y: [i.tokens_per_s_plain, i.tokens_per_s_spec], name: ctx.t("you_are_here"),
       mode: "markers", marker: { color: c.ink, size: 8 }, hoverinfo: "skip" },
   ];
   const pts = drawable(a, "tokens_per_s");
   if (pts.length) {
     traces.push({
-      x: pts.map((r) => r.batch), y: pts.map((r) => r.tokens_per_s), mode: "markers+text",
-      name: ctx.t("measured", { name: "SGLang" }), text: pts.map((r) => `${measuredName(r)} ${count(r.tokens_per_s)}`),
-      textposition: "middle right", cliponaxis: false, hoverinfo: "skip",
-      marker: { color: c.ink, size: 10, symbol: "diamond-open", line: { width: 2 } }, textfont: { size: 11, color: c.ink },
+      x: pts.map((r) => r.batch), y: pts.map((r) => r.tokens_per_s), mode: "markers",
+      name: ctx.t("measured", { name: "SGLang" }), cliponaxis: false, hoverinfo: "skip",
+      marker: { color: c.ink, size: 10, symbol: "diamond-open", line: { width: 2 } },
     });
+    // Labels off the curves, not over them (two points at batch 1 would overlap).
+    layout.annotations = [...(layout.annotations || []), ...pointLabels(layout,
+      pts.map((r) => ({ x: r.batch, y: r.tokens_per_s, text: `${measuredName(r)} ${count(r.tokens_per_s)}` })), c.ink)];
   }
   Plotly.react(node, traces, layout, PLOT_CONFIG);
 }
@@ -87,11 +89,12 @@ function drawContexts(Plotly, node, a, ctx) {
   const pts = drawable(a, "speedup");
   if (pts.length) {
     traces.push({
-      x: pts.map((r) => r.batch), y: pts.map((r) => r.speedup), mode: "markers+text",
-      name: ctx.t("measured", { name: "SGLang" }), text: pts.map((r) => `${r.method} ${format(r.speedup, "x:2")}`),
-      textposition: "top right", cliponaxis: false, hoverinfo: "skip",
-      marker: { color: c.ink, size: 10, symbol: "diamond-open", line: { width: 2 } }, textfont: { size: 11, color: c.ink },
+      x: pts.map((r) => r.batch), y: pts.map((r) => r.speedup), mode: "markers",
+      name: ctx.t("measured", { name: "SGLang" }), cliponaxis: false, hoverinfo: "skip",
+      marker: { color: c.ink, size: 10, symbol: "diamond-open", line: { width: 2 } },
     });
+    layout.annotations = [...(layout.annotations || []), ...pointLabels(layout,
+      pts.map((r) => ({ x: r.batch, y: r.speedup, text: `${r.method} ${format(r.speedup, "x:2")}` })), c.ink)];
   }
   Plotly.react(node, traces, layout, PLOT_CONFIG);
 }

@@ -83,6 +83,7 @@ export function mount(el, ctx) {
   const area = el.querySelector("#lab-textarea");
   const file = el.querySelector("#lab-file");
   const status = el.querySelector('[data-out="text-status"]');
+  let noted = null;   // the text and split the status line's count describes ("hash|lang")
   const maxBytes = Number(el.dataset.maxBytes) || 2097152;
   const memory = new Map();   // sha256 -> {lang, text}
   const { state } = ctx;
@@ -106,6 +107,7 @@ export function mount(el, ctx) {
     // Two sentences: a space between them in English, none after a Chinese full stop.
     status.textContent = [t("counted", { tokens: count(info.tokens), vocab: count(info.vocab_size), ms: num(info.count_ms) }),
       t("encoding", { encoding: info.encoding })].join(ctx.lang === "zh" ? "" : " ");
+    noted = `${info.text}|${lang}`;
     return info;
   }
 
@@ -180,6 +182,13 @@ export function mount(el, ctx) {
   };
   for (const unit of ["lab.run", "lab.map"]) draw(ctx.answer(unit), unit);
   ctx.onAnswer(draw);
+  // A new run's status from the server (what is counted now, in what split) replaces this
+  // script's note about the last count, which would otherwise stand beside it, stale.
+  ctx.onAnswer((a, unit) => {
+    if (unit !== "lab.run" || !a || resending || noted === `${a.text}|${a.tlang}`) return;
+    status.textContent = "";
+    noted = null;
+  });
 
   const hash = state.get("text");
   const kept = hash && (memory.get(hash) || recall(hash));

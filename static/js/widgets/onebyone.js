@@ -2,12 +2,15 @@
 // the section's live text (sections.js); this only counts the sweeps.
 import { num } from "../format.js";
 
-// The engine efficiency's two presets (the ideal, and the share SGLang measured) set the state;
+// The engine efficiency's presets (the ideal, the memory's measured bandwidth, the share SGLang
+// measured) set the state;
 // the slider beside them is bound like every control (controls.js).
 function bindEfficiency(el, ctx) {
-  for (const b of el.querySelectorAll("[data-act^='eff-']")) {
-    b.addEventListener("click", () => ctx.state.set({ eff: Number(b.dataset.eff) }));
-  }
+  // Delegated: the buttons are live text (the measured bandwidth's share depends on the GPU).
+  el.addEventListener("click", (e) => {
+    const b = e.target.closest("[data-act^='eff-']");
+    if (b && el.contains(b)) ctx.state.set({ eff: Number(b.dataset.eff) });
+  });
 }
 
 export function mount(el, ctx) {

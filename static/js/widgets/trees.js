@@ -91,13 +91,17 @@ function drawMask(el, pass, current) {
   const cell = n <= 20 ? 14 : 6;
   const lab = n <= 20 ? 64 : 0;
   const size = lab + n * cell + 2;
-  el.setAttribute("viewBox", `0 0 ${size} ${size}`);
+  // Room on the right for the last column's slanted label (as the server draws it).
+  el.setAttribute("viewBox", `0 0 ${size + Math.floor(lab / 2)} ${size}`);
   const parts = [];
   if (lab) {
     pass.tree.nodes.forEach((nd, i) => {
-      const text = cut(nd.id ? nd.token : "·", 7);
+      const text = cut(nd.id ? nd.token : pass.root_token, 7);
       parts.push(s("text", { class: "tmask-lab", x: lab - 4, y: lab + i * cell + cell - 3, "text-anchor": "end" }, text));
-      parts.push(s("text", { class: "tmask-lab", transform: `translate(${lab + i * cell + cell - 3} ${lab - 4}) rotate(-60)` }, text));
+      // A one-character label (a 汉字 above all) stands upright over its column; longer ones slant.
+      parts.push([...text].length === 1
+        ? s("text", { class: "tmask-lab", x: lab + i * cell + (cell + 1) / 2, y: lab - 4, "text-anchor": "middle" }, text)
+        : s("text", { class: "tmask-lab", transform: `translate(${lab + i * cell + cell - 3} ${lab - 4}) rotate(-60)` }, text));
     });
   }
   m.forEach((row, i) => row.forEach((v, j) => {
@@ -232,7 +236,7 @@ export function mount(el, ctx) {
     if (!pa || !treeSvg) return;
     const pass = pa.pass;
     const view = viewAt(pass, at);
-    drawTree(treeSvg, { pass, t, rootLabel: pa.context.length ? pa.context[pa.context.length - 1] : "" }, view);
+    drawTree(treeSvg, { pass, t, rootLabel: pass.root_token }, view);
     drawMask(maskSvg, pass, view.event.kind === "check" ? view.event.node : view.current);
     drawResidual(residual, view.event);
     drawWritten(writtenEl, view.written);

@@ -1,0 +1,96 @@
+"""The bench's machine in headless Chromium with SwiftShader (software WebGL): where its start-up
+time goes, the long tasks it adds after load, and its frame timings while it plays.
+
+Opens /embed/<lang>/specdec/bench/ (the machine is in the first view there) with the long-task
+observer of bench/pageweight.py installed, once with the machine and once with
+prefers-reduced-motion (no machine: the page as it was), then presses Play and records every
+animation frame's interval (requestAnimationFrame timestamps) and the long tasks for PLAY_MS.
+Software WebGL draws every pixel on the CPU, so these are a slow machine's figures, and on a
+shared machine they move with its load (printed beside them).
+
+Usage: python3 bench/machine.py [--lang en] [--width 1280]     (one JSON object out)
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from app import create_app  # noqa: E402
+from bench.pageweight import LONG_TASKS_AFTER_LOAD, LONG_TASKS_INIT  # noqa: E402
+
+SWIFTSHADER = ["--no-sandbox", "--use-angle=swiftshader", "--use-gl=angle", "--enable-unsafe-swiftshader"]
+CHROMIUM = "/usr/bin/chromium"
+PLAY_MS = 8000
+SETTLE_MS = 4000
+
+FRAMES_INIT = """window.__frames = []; (function f(t) { window.__frames.push(t); requestAnimationFrame(f); })(0);"""
+
+
+def summary(xs):
+    xs = sorted(xs)
+    if not xs:
+        return None
+    pick = lambda q: xs[min(len(xs) - 1, int(q * len(xs)))]  # noqa: E731
+    return {"n": len(xs), "median": round(statistics.median(xs), 1), "p90": round(pick(0.9), 1),
+            "max": round(xs[-1], 1)}
+
+
+def measure(browser, base, lang, width, reduced):
+    ctx = browser.new_context(viewport={"width": width, "height": 900},
+                              reduced_motion="reduce" if reduced else "no-preference")
+    page = ctx.new_page()
+    page.add_init_script(LONG_TASKS_INIT)
+    page.goto(f"{base}/embed/{lang}/specdec/bench/?batch=1")
+    page.wait_for_selector("html[data-ready='1']", state="attached", timeout=60_000)
+    if not reduced:
+        page.wait_for_selector(".machine[data-machine=live]", state="attached", timeout=120_000)
+    page.wait_for_timeout(SETTLE_MS)
+    out = {"long_tasks_after_load_ms": [round(d) for _s, d in page.evaluate(LONG_TASKS_AFTER_LOAD)]}
+    if reduced:
+        ctx.close()
+        return out
+    out["startup_marks_ms"] = page.evaluate("""() => performance.getEntriesByType('mark')
+        .filter(m => m.name.startsWith('machine:')).map(m => [m.name.slice(8, 40), Math.round(m.startTime)])""")
+    out["draw_calls"] = page.evaluate("() => document.querySelector('.machine').machine.view.e.renderer.info.render.calls")
+    out["drawing_buffer"] = page.evaluate("() => { const c = document.querySelector('.machine-canvas'); return [c.width, c.height]; }")
+    mark = page.evaluate("() => performance.now()")
+    page.evaluate(FRAMES_INIT)
+    page.click("[data-act=play]")
+    page.wait_for_timeout(PLAY_MS)
+    page.click("[data-act=play]")  # pause
+    frames = page.evaluate("() => window.__frames.slice(1)")
+    gaps = [b - a for a, b in zip(frames, frames[1:])]
+    tasks = [d for s, d in page.evaluate("() => window.__longTasks") if s >= mark]
+    out["playing"] = {"frame_interval_ms": summary(gaps), "frames_per_s": round(len(gaps) / (PLAY_MS / 1000), 1),
+                      "long_tasks_ms": summary(tasks), "tasks_over_50ms": len(tasks)}
+    ctx.close()
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--lang", default="en")
+    ap.add_argument("--width", type=int, default=1280)
+    args = ap.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    from tests.conftest import LiveServer
+    with LiveServer(create_app({"TESTING": True})) as srv, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=SWIFTSHADER, headless=True)
+        result = {"lang": args.lang, "width": args.width, "load_average": os.getloadavg()[0],
+                  "cpus": os.cpu_count(),
+                  "without_machine": measure(browser, srv.url, args.lang, args.width, reduced=True),
+                  "with_machine": measure(browser, srv.url, args.lang, args.width, reduced=False)}
+        result["load_average_after"] = os.getloadavg()[0]
+        browser.close()
+    print(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,268 @@
+"""The bench as a moving three.js machine (static/js/machine.js, machine3d.js), in headless Chromium
+with SwiftShader's WebGL: it mounts only near its view, a step changes exactly the parts the traced
+pass names (read back from the scene graph), one moment renders to the same pixels every time, and
+without WebGL, with reduced motion and in print the 2D diagram of section 13 stands in for it."""
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from tests.browser.util import FRAMES, load
+from tests.conftest import CHROMIUM, _origin, guard
+
+pytestmark = pytest.mark.browser
+
+SWIFTSHADER = ["--no-sandbox", "--use-angle=swiftshader", "--use-gl=angle", "--enable-unsafe-swiftshader"]
+THREE = ("/vendor/three.module.js", "/vendor/three.core.js")
+LIVE = ".machine[data-machine=live]"
+TAU = 2 * math.pi
+
+
+@pytest.fixture(scope="module")
+def gl_browser():
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=SWIFTSHADER, headless=True)
+        yield b
+        b.close()
+
+
+def open_page(browser, live_url, path, width=1280, height=900, **ctx):
+    context = browser.new_context(viewport={"width": width, "height": height}, **ctx)
+    page = context.new_page()
+    guard(page, {_origin(live_url)})
+    page.requested = []
+    page.on("request", lambda r: page.requested.append(r.url))
+    load(page, live_url + path)
+    return context, page
+
+
+def wait_live(page, scope):
+    page.locator(scope).first.scroll_into_view_if_needed()
+    page.wait_for_selector(f"{scope} {LIVE}", state="attached", timeout=60_000)
+
+
+def fetched_three(page) -> bool:
+    return any(u.endswith(THREE) for u in page.requested)
+
+
+def answer(page, unit="bench"):
+    return json.loads(page.locator(f'script[data-answer="{unit}"]').first.text_content())
+
+
+def readback(page, scope="#bench"):
+    return page.evaluate(f"() => document.querySelector('{scope} .machine').machine.readback()")
+
+
+def finish_pass(page, scope="#bench"):
+    """The pass the bench just started, run to its end through step(dt) alone."""
+    return page.evaluate(f"() => document.querySelector('{scope} .machine').machine.step(100)")
+
+
+def test_mounts_near_its_view_only(gl_browser, live_url):
+    context, page = open_page(gl_browser, live_url, "/en/specdec/")
+    try:
+        # At the top of the plate nothing of three.js or the scene has been asked for.
+        page.wait_for_timeout(500)
+        assert not fetched_three(page)
+        assert not any("/machine3d.js" in u for u in page.requested)
+        wait_live(page, "#bench")
+        assert fetched_three(page)
+        canvases = page.locator("canvas.machine-canvas")
+        assert canvases.count() == 1  # one WebGL context for the page
+        assert page.locator("#bench .machine-stage canvas").count() == 1
+        assert not page.console_errors, page.console_errors
+        assert not page.foreign_requests, page.foreign_requests
+    finally:
+        context.close()
+
+
+def test_one_step_changes_exactly_the_parts_it_names(gl_browser, live_url):
+    context, page = open_page(gl_browser, live_url, "/en/specdec/?batch=1&gamma=4#bench")
+    try:
+        wait_live(page, "#bench")
+        a = answer(page)
+        gamma = a["params"]["gamma"]
+        steps = a["run"]["steps"]
+        before = readback(page)
+        assert before["pass"] == 0 and before["bigDrumAngle"] == 0 and before["lanesLit"] == 0
+        assert before["gauges"] == [0] * gamma
+        context_cells = len(a["run"]["context"])
+        assert before["tapeCells"] == context_cells
+        for n in (1, 2):
+            page.click("#bench [data-act=step]")
+            after = finish_pass(page)
+            step = steps[n - 1]
+            assert after["pass"] == n and after["f"] == 1
+            # The big drum turns once per pass; the small drum once per guess.
+            assert after["bigDrumAngle"] == pytest.approx(n * TAU, abs=1e-9)
+            drafted = sum(len(s["guesses"]) for s in steps[:n])
+            assert after["smallDrumAngle"] == pytest.approx(drafted * TAU, abs=1e-9)
+            # γ + 1 lanes lit at batch 1.
+            assert after["lanes"] == gamma + 1 and after["lanesLit"] == gamma + 1
+            # Each checked guess's gauge stands at min(1, p/q); the rest stay empty.
+            want = [min(1.0, p["ratio"]) for p in step["proposals"]] + [0] * (gamma - len(step["proposals"]))
+            assert after["gauges"] == pytest.approx(want, abs=1e-6)
+            assert after["r"][:len(step["proposals"])] == pytest.approx([p["r"] for p in step["proposals"]])
+            verdicts = ["kept" if p["accepted"] else "refused" for p in step["proposals"]]
+            assert after["caps"][:len(verdicts)] == verdicts
+            # The type head printed the pass's tokens onto the tape.
+            assert after["tapeCells"] == context_cells + sum(len(s["written"]) for s in steps[:n])
+            # What the step does not name stays as it was: the cabinet (one drawer, none
+            # spilled, closed again), the number of lanes and gauges, the view.
+            for key in ("drawers", "spilled", "lanes", "gamma", "batch", "fits", "explode", "headY"):
+                assert after[key] == before[key], key
+            assert abs(after["drawerOpen"]) < 1e-9
+            before = after
+        # The live region says the pass in words.
+        said = page.locator("#bench [data-out=said]").text_content()
+        assert said.startswith("Pass 2:"), said
+    finally:
+        context.close()
+
+
+def test_the_slider_scrubs_within_the_pass(gl_browser, live_url):
+    context, page = open_page(gl_browser, live_url, "/en/specdec/?batch=1#bench")
+    try:
+        wait_live(page, "#bench")
+        page.click("#bench [data-act=step]")
+        finish_pass(page)
+        slider = page.locator("#bench [data-machine-time]")
+        assert slider.is_enabled()
+        # Halfway: the draft has guessed, the big drum is turning, no gauge has risen yet.
+        slider.fill("450")
+        mid = readback(page)
+        assert mid["pass"] == 1 and mid["f"] == pytest.approx(0.45)
+        assert 0 < mid["bigDrumAngle"] < TAU
+        assert mid["gauges"] == [0] * len(mid["gauges"])
+        slider.fill("0")
+        start = readback(page)
+        assert start["bigDrumAngle"] == 0 and start["lanesLit"] == 0
+    finally:
+        context.close()
+
+
+def test_same_moment_same_pixels(gl_browser, live_url):
+    context, page = open_page(gl_browser, live_url, "/en/specdec/#bench")
+    try:
+        wait_live(page, "#bench")
+        px = "(a) => { const m = document.querySelector('#bench .machine').machine; m.seek(a[0], a[1]); return m.pixels(); }"
+        first = page.evaluate(px, [3, 0.5])
+        page.evaluate(px, [5, 0.2])
+        again = page.evaluate(px, [3, 0.5])
+        later = page.evaluate(px, [3, 0.9])
+        assert first == again
+        assert first != later  # the frame does change with t
+    finally:
+        context.close()
+
+
+def test_cabinet_overflows_when_the_batch_does_not_fit(gl_browser, live_url):
+    context, page = open_page(gl_browser, live_url, "/en/specdec/?batch=1024&ctx=32768#bench")
+    try:
+        wait_live(page, "#bench")
+        a = answer(page)
+        assert a["machine"]["fits"] is False
+        rb = readback(page)
+        assert rb["fits"] is False and rb["spilled"] > 0
+        note = page.locator("#bench .machine-note").text_content()
+        assert "does not fit" in note and str(a["machine"]["max_batch"]) in note
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("lang, name", [("en", "The slow writer"), ("zh", "又大又慢的写手")])
+def test_story_names_at_the_story_depth_in_the_embed(gl_browser, live_url, lang, name):
+    context, page = open_page(gl_browser, live_url, f"/embed/{lang}/specdec/bench/?depth=story")
+    try:
+        page.wait_for_selector(LIVE, state="attached", timeout=60_000)
+        item = page.locator('.machine-legend [data-part="bigdrum"] .machine-name:visible')
+        assert item.count() == 1 and item.text_content() == name
+        assert page.locator("[data-act=step]").count() == 1
+    finally:
+        context.close()
+
+
+def test_exploded_view_in_section_13(gl_browser, live_url):
+    context, page = open_page(gl_browser, live_url, "/zh/specdec/#parts")
+    try:
+        wait_live(page, "#parts")
+        rb = readback(page, "#parts")
+        assert rb["explode"] == 1
+        # The 2D diagram gives way to the machine; each part's label is placed on the stage.
+        assert not page.locator("#parts .parts-svg--wide").is_visible()
+        assert page.locator("#parts .machine-tag").count() == 10
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_fits_and_plays_at_390(gl_browser, live_url, lang):
+    context, page = open_page(gl_browser, live_url, f"/{lang}/specdec/?batch=1#bench", width=390, height=844)
+    try:
+        wait_live(page, "#bench")
+        box = page.locator("#bench .machine-stage").bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 390
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        page.click("#bench [data-act=step]")
+        assert finish_pass(page)["bigDrumAngle"] == pytest.approx(TAU)
+    finally:
+        context.close()
+
+
+NO_WEBGL = """HTMLCanvasElement.prototype.getContext = ((get) => function (kind, ...rest) {
+  return /webgl/i.test(kind) ? null : get.call(this, kind, ...rest);
+})(HTMLCanvasElement.prototype.getContext);"""
+
+
+def fallback_shown(page):
+    page.locator("#parts .widget").first.scroll_into_view_if_needed()
+    page.evaluate(FRAMES)
+    page.wait_for_timeout(300)
+    assert page.locator("#parts .parts-svg--wide").is_visible()
+    assert not page.locator(".machine-stage canvas").count()
+    assert not page.locator("#parts .machine").is_visible()
+    assert not fetched_three(page)
+
+
+def test_without_webgl_the_2d_diagram_stays(gl_browser, live_url):
+    context = gl_browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_init_script(NO_WEBGL)
+    page = context.new_page()
+    page.requested = []
+    page.on("request", lambda r: page.requested.append(r.url))
+    try:
+        load(page, live_url + "/en/specdec/#parts")
+        assert page.locator("#parts .machine").get_attribute("data-machine") == "no-webgl"
+        fallback_shown(page)
+    finally:
+        context.close()
+
+
+def test_reduced_motion_keeps_the_2d_diagram(gl_browser, live_url):
+    context = gl_browser.new_context(viewport={"width": 1280, "height": 900}, reduced_motion="reduce")
+    page = context.new_page()
+    page.requested = []
+    page.on("request", lambda r: page.requested.append(r.url))
+    try:
+        load(page, live_url + "/zh/specdec/#parts")
+        assert page.locator("#parts .machine").get_attribute("data-machine") == "reduced-motion"
+        fallback_shown(page)
+        # The bench still steps its tape and says each pass in words.
+        page.locator("#bench [data-act=step]").click()
+        assert page.locator("#bench [data-out=said]").text_content().startswith("第 1 次前向")
+    finally:
+        context.close()
+
+
+def test_printed_page_shows_the_2d_diagram(gl_browser, live_url):
+    context, page = open_page(gl_browser, live_url, "/en/specdec/#parts")
+    try:
+        wait_live(page, "#parts")
+        page.emulate_media(media="print")
+        assert page.locator("#parts .parts-svg--wide").is_visible()
+        assert not page.locator("#parts .machine").is_visible()
+    finally:
+        context.close()
