@@ -18,6 +18,8 @@ Attacks (--only NAME[,NAME]; all by default):
   silent       N connections that connect and send nothing
   slow-body    N uploads that announce 1 MB and send 10 bytes every 2 s
   slow-read    N requests for the page (244 KB) whose answer is never read
+  slow-plotly  N requests for plotly.js (the first chart's bundle) whose answer is never read;
+               the note gives what nginx wrote to its temporary folders meanwhile
   (each of these keeps N connections open for the attack's duration: one closed by the server
   is opened again at once)
   uploads      24 different 2 MB texts uploaded at once (a 503 sent again after Retry-After, as
@@ -48,7 +50,7 @@ HOST = "127.0.0.1"
 PROBE_EVERY_S = 0.1
 PROBE_TIMEOUT_S = 5.0
 PROBE_PATHS = ("/api/theory?alpha=0.6", "/embed/en/specdec/tape/", "/api/run?tokens=40&gamma=4")
-ATTACKS = ("baseline", "partial", "slow-headers", "silent", "slow-body", "slow-read", "uploads",
+ATTACKS = ("baseline", "partial", "slow-headers", "silent", "slow-body", "slow-read", "slow-plotly", "uploads",
            "giant", "texts", "junk")
 
 
@@ -193,7 +195,7 @@ async def hold(kind: str, port: int, stop: asyncio.Event, counts: dict) -> None:
     while not stop.is_set():
         writer = closed = None
         try:
-            if kind == "slow-read":
+            if kind in ("slow-read", "slow-plotly"):
                 sock = socket.socket()
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
                 sock.setblocking(False)
@@ -214,6 +216,7 @@ async def hold(kind: str, port: int, stop: asyncio.Event, counts: dict) -> None:
                 "slow-body": (b"POST /api/lab/text?lang=en HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                               b"Content-Length: 1000000\r\n\r\n"),
                 "slow-read": b"GET /en/specdec/ HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",   # 244 KB, rendered already
+                "slow-plotly": b"GET /vendor/plotly.min.js HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",   # 1.2 MB
             }[kind])
             await writer.drain()
             closed = asyncio.create_task(_until_closed(reader, kind))
@@ -235,9 +238,50 @@ async def hold(kind: str, port: int, stop: asyncio.Event, counts: dict) -> None:
         writer.close()
 
 
+class Spool:
+    """The largest size, over an attack, of nginx's temporary folders (its proxy spool): the run
+    folder of serve.sh, found from nginx's command line."""
+
+    def __init__(self, pid: int):
+        import threading
+        self.pid, self.peak, self._stop = pid, 0, threading.Event()
+        self._t = threading.Thread(target=self._watch, daemon=True)
+
+    def _dirs(self) -> list[Path]:
+        for p in tree(self.pid):
+            try:
+                cmd = Path(f"/proc/{p}/cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"-p" in cmd and any(b"nginx" in c for c in cmd[:1]):
+                run = Path(cmd[cmd.index(b"-p") + 1].decode())
+                return [run / "proxy", run / "client_body"]
+        return []
+
+    def _watch(self) -> None:
+        dirs = self._dirs()
+        while not self._stop.wait(0.5):
+            total = 0
+            for d in dirs:
+                for f in d.rglob("*"):
+                    try:
+                        total += f.stat().st_blocks * 512
+                    except OSError:
+                        pass
+            self.peak = max(self.peak, total)
+
+    def start(self) -> None:
+        self._t.start()
+
+    def stop(self) -> int:
+        self._stop.set()
+        self._t.join(5)
+        return self.peak
+
+
 async def _until_closed(reader, kind: str) -> None:
     try:
-        if kind == "slow-read":
+        if kind in ("slow-read", "slow-plotly"):
             # Never read the answer: only notice the server giving up (it closes its end).
             while not reader.at_eof():
                 await asyncio.sleep(1)
@@ -389,10 +433,15 @@ async def run(kind: str, conns: int, seconds: float, only: list[str], n_texts: i
             note = ""
             if name == "baseline":
                 res, _o = await with_probe(port, seconds, lambda stop: _sleep_then(stop, min(seconds, 5)))
-            elif name in ("partial", "slow-headers", "silent", "slow-body", "slow-read"):
+            elif name in ("partial", "slow-headers", "silent", "slow-body", "slow-read", "slow-plotly"):
+                spool = Spool(proc.pid) if name == "slow-plotly" else None
+                if spool:
+                    spool.start()
                 res, counts = await connections_attack(name, port, conns, seconds)
                 note = (f"{counts['opened']} opened, {counts['closed_by_server']} closed by the server, "
                         f"{counts['refused']} refused or timed out")
+                if spool:
+                    note += f"; nginx's temporary files at most {spool.stop() / 2**20:.1f} MiB"
             elif name == "uploads":
                 res, o = await uploads_attack(port)
                 note = (f"first answers {o['first']}, after retrying 503s {o['final']}; "

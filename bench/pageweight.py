@@ -50,7 +50,17 @@ PLOTLY_BUDGET = 400 * KIB
 # evaluation), in window.__plotlySetAt, so the evaluation's task can be told from the drawing's.
 PLOTLY_SET_INIT = """let __specdecPlotly;
 Object.defineProperty(window, "Plotly", {configurable: true, get() { return __specdecPlotly; },
-  set(v) { __specdecPlotly = v; window.__plotlySetAt = performance.now(); }});"""
+  set(v) {
+    __specdecPlotly = v; window.__plotlySetAt = performance.now();
+    // True until the task that evaluates the bundle is over (the next task clears it).
+    window.__inPlotlyTask = true; setTimeout(() => { window.__inPlotlyTask = false; }, 0);
+  }});
+new MutationObserver((records) => {
+  if (window.__chartDrawnAt === undefined && records.some((r) => r.target.dataset?.lazyChart === "drawn")) {
+    window.__chartDrawnAt = performance.now();   // at the end of the task that drew the first chart
+    window.__drawnInPlotlyTask = window.__inPlotlyTask === true;
+  }
+}).observe(document, {subtree: true, attributes: true, attributeFilter: ["data-lazy-chart"]});"""
 
 # After plotly.js arrived: its size on the wire, and the long tasks [start, duration] that ended
 # after it arrived, split into the one in which the bundle was evaluated and the others.
@@ -59,7 +69,8 @@ PLOTLY_TASKS = """() => {
   if (!e || window.__longTasks === null) return null;
   const set = window.__plotlySetAt ?? -1;
   const after = window.__longTasks.filter(([s, d]) => s + d >= e.responseEnd);
-  return {transfer: e.transferSize, arrived: e.responseEnd, set,
+  return {transfer: e.transferSize, arrived: e.responseEnd, set, drawn: window.__chartDrawnAt ?? -1,
+          drawnInPlotlyTask: window.__drawnInPlotlyTask,
           evaluation: after.filter(([s, d]) => s <= set && set <= s + d),
           others: after.filter(([s, d]) => !(s <= set && set <= s + d))};
 }"""

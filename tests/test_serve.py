@@ -277,6 +277,10 @@ def test_gunicorn_is_started_again_when_its_master_dies(server):
     master = int(re.findall(r"Listening at: unix:\S+ \((\d+)\)", log.read_text())[-1])
     os.kill(master, signal.SIGKILL)
     t0 = time.monotonic()
+    # The old workers may answer for a moment after their master is gone: wait for serve.sh to
+    # notice, then for the new gunicorn to answer.
+    while "starting it again" not in log.read_text() and time.monotonic() - t0 < 30:
+        time.sleep(0.2)
     seen = set()
     while time.monotonic() - t0 < 120:
         try:

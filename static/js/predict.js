@@ -93,8 +93,9 @@ export function startPredictions(t, lang) {
       block.classList.toggle("predict--ready", ok);
     };
 
+    // The typed box beside the slider (a way to guess without dragging) shows the guess once made.
     const showGuess = () => {
-      if (shown && range) shown.textContent = moved() ? formatNumber(Number(range.value), digits, lang) : "–";
+      if (shown && range && shown !== document.activeElement) shown.value = moved() ? range.value : "";
     };
 
     // What the reader chose, beside the answer; the guess against the true number and the gap.
@@ -126,6 +127,7 @@ export function startPredictions(t, lang) {
     const lock = () => {
       for (const r of radios) r.disabled = true;
       if (range) range.disabled = true;
+      if (shown) shown.disabled = true;
       block.classList.add("predict--revealed");
     };
 
@@ -157,6 +159,17 @@ export function startPredictions(t, lang) {
     if (range) {
       range.addEventListener("input", () => { range.dataset.moved = "1"; showGuess(); gate(); });
       range.addEventListener("change", () => { range.dataset.moved = "1"; showGuess(); gate(); save(false); });
+    }
+    if (shown && range) {
+      const typed = () => {
+        const v = Number(shown.value);
+        if (shown.value === "" || !Number.isFinite(v)) return;
+        range.value = String(Math.min(Number(range.max), Math.max(Number(range.min), v)));
+        range.dataset.moved = "1";
+        gate();
+      };
+      shown.addEventListener("input", typed);
+      shown.addEventListener("change", () => { typed(); save(false); });
     }
     // The true number follows the state (the server's rendering of its live block is swapped in):
     // say the gap again.

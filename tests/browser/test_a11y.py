@@ -95,6 +95,13 @@ _MARK_FOCUSABLES = """() => {
 @pytest.mark.parametrize("path", [f"/embed/en/specdec/{a}/" for a in ANCHORS] + ["/en/specdec/"])
 def test_every_control_is_reached_by_tab_and_shows_focus(page, live_url, path):
     open_ready(page, live_url + path)
+    # Controls in the sections' "Go further" folds are reached once their fold is open (the
+    # fold's summary is itself a control): open them all, through the URL's `more`, which keeps
+    # the sequential focus starting at the top of the page.
+    folds = page.evaluate("() => [...document.querySelectorAll('details.further')].map(d => d.id)")
+    if folds:
+        open_ready(page, live_url + path + ("&" if "?" in path else "?") + "more=" + ",".join(folds))
+        assert page.evaluate("() => [...document.querySelectorAll('details.further')].every(d => d.open)")
     page.evaluate("document.activeElement && document.activeElement.blur()")
     controls = page.evaluate(_MARK_FOCUSABLES)
     if not controls:

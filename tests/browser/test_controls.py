@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from sim.params import BATCH_STOPS, PAGE
+from tests.browser.util import open_fold
 
 pytestmark = pytest.mark.browser
 
@@ -36,6 +37,9 @@ SLIDERS = """() => [...document.querySelectorAll('main input[type=range]')].map(
 @pytest.mark.parametrize("width, least", [(1280, 24), (390, 40)])
 def test_every_slider_has_a_typed_box_beside_it_and_room_to_grab(browser, live_url, width, least):
     ctx, page = _open(browser, live_url, "/en/specdec/", width=width, height=844)
+    # Sliders in the sections' "Go further" folds count too: open the folds as a reader does.
+    for fold in page.evaluate("() => [...document.querySelectorAll('main details.further')].map(d => d.id)"):
+        open_fold(page, fold)
     sliders = page.evaluate(SLIDERS)
     assert len(sliders) >= 10
     for s in sliders:

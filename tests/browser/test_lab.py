@@ -7,6 +7,7 @@ import pytest
 
 from serving import labtexts
 from sim import usertext
+from tests.browser.util import open_fold
 
 pytestmark = pytest.mark.browser
 
@@ -32,7 +33,8 @@ def test_paste_count_and_copy_draft(page, live_url):
     # The copy draft keeps most of its guesses on a refrain: several tokens per pass.
     assert float(page.text_content("#lab .lab-readout [data-field=tokens_per_pass]").replace(",", "")) > 2.0
     assert page.locator(".lab-tape .tape-cell--kept").count() > 20
-    # The map is drawn, with the current (γ, c) marked.
+    # The map is drawn, with the current (γ, c) marked, once its "Go further" fold is open.
+    open_fold(page, "lab-more")
     page.locator("#lab [data-plot=map]").scroll_into_view_if_needed()
     page.wait_for_selector("#lab [data-plot=map] .main-svg", timeout=60_000)
     page.select_option("#lab-adapt", "hf")

@@ -2,7 +2,7 @@
 section 12's drawing fit the screen, the labels of the drawings in sections 1, 11 and 12 stay
 legible, and the lab's controls (section 14) fit their boxes."""
 import pytest
-from tests.browser.util import load as _load
+from tests.browser.util import load as _load, open_fold
 
 pytestmark = pytest.mark.browser
 
@@ -87,6 +87,7 @@ SVG_TEXTS = """(svg) => {
 def test_selfdraft_diagrams_fit_a_phone_without_scrolling(browser, live_url, lang):
     ctx, pg = _phone(browser)
     _load(pg, f"{live_url}/embed/{lang}/specdec/selfdraft/")
+    open_fold(pg, "selfdraft-methods")     # the per-method diagrams are in the "Go further" fold
     for key in ("medusa", "eagle", "lookahead"):
         pg.locator(f"#sd-tab-{key}").click()
         wrap = pg.locator(f"#sd-panel-{key} .rf-diagram-wrap")
@@ -142,6 +143,7 @@ def test_figures_keep_their_desktop_layout(browser, live_url, lang):
     for sel in ("#onebyone .rf-figure svg", "#reader .rf-figure svg"):
         texts = pg.locator(sel).evaluate(SVG_TEXTS)
         assert texts["outside"] == [] and texts["overlaps"] == [], (sel, texts)
+    open_fold(pg, "selfdraft-methods")
     for key in ("medusa", "eagle", "lookahead"):
         pg.locator(f"#sd-tab-{key}").click()
         svg = pg.locator(f"#sd-panel-{key} svg:visible")

@@ -5,7 +5,7 @@ import re
 import pytest
 
 from views.sections import SECTIONS
-from tests.browser.util import load as _load
+from tests.browser.util import load as _load, open_fold
 
 pytestmark = pytest.mark.browser
 
@@ -85,6 +85,9 @@ def test_speedup_prose_and_widget_agree(page, live_url):
 
 def test_every_setting_comes_back_after_a_reload(page, live_url):
     _load(page, f"{live_url}/en/specdec/")
+    # Some settings are in the sections' "Go further" folds: a reader opens them to reach them.
+    for fold in page.evaluate("() => [...document.querySelectorAll('main details.further')].map(d => d.id)"):
+        open_fold(page, fold)
     controls = """() => [...document.querySelectorAll('main input[data-param], main select[data-param]')]
       .filter(e => !e.closest('#lab') && !e.classList.contains('slider-typed'))
       .map(e => [e.id, e.type === 'checkbox' ? String(e.checked) : e.value])"""
@@ -169,6 +172,7 @@ def test_each_embed_stands_alone_with_a_title_and_a_way_back(browser, live_url, 
 def test_papers_table_keeps_words_whole_on_a_phone(browser, live_url):
     ctx, pg = _phone(browser)
     _load(pg, f"{live_url}/embed/en/specdec/speedup/")
+    open_fold(pg, "speedup-more")     # the papers' table is in the section's "Go further" fold
     # One line each for the target, the draft and the speed-up (they were split letter by letter).
     lines = pg.evaluate("""() => [...document.querySelectorAll('.papers tbody td:not(:last-child)')].map(td => {
         const r = document.createRange(); r.selectNodeContents(td); return r.getClientRects().length; })""")

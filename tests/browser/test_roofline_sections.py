@@ -121,6 +121,7 @@ def test_curves_end_at_the_limit_with_the_measurements_beside_them(page, live_ur
     assert eagle["y"] == [244.1, 373.25]
     labels = page.locator('[data-plot="idle"] .annotation-text')
     assert labels.filter(has_text="EAGLE-3").count() == 1 and labels.filter(has_text="EAGLE-2").count() == 1
+    open_fold(page, "idle-more")     # the speed-up by context is in the "Go further" fold
     contexts = _plot(page, "idle-contexts")
     ends = {t["name"]: t["x"][-1] for t in contexts if t["mode"] == "lines"}
     # No flat speed-up run out to 1,024 streams where they do not fit.
@@ -230,6 +231,7 @@ def test_step_time_drawing_is_legible(browser, live_url, lang, width):
     for lanes in (1, 9, 296, 512):
         pg.goto(f"{live_url}/embed/{lang}/specdec/reader/?model=llama-3.1-70b&lanes={lanes}")
         pg.wait_for_selector("html[data-ready='1']", state="attached", timeout=20000)
+        open_fold(pg, "reader-steptime")     # the step-time drawing is in the "Go further" fold
         labels = pg.locator("#reader .rf-stepfig svg").evaluate(LABELS)
         assert labels == {"small": [], "outside": [], "overlaps": []}, (lanes, labels)
     ctx.close()

@@ -126,6 +126,7 @@ def test_lanes_slider_lights_lanes_and_reports_busy(page, live_url):
 
 def test_selfdraft_tabs_switch_the_diagram(page, live_url):
     _mounted(page, f"{live_url}/embed/en/specdec/selfdraft/", "selfdraft")
+    open_fold(page, "selfdraft-methods")     # the per-method cards are in the "Go further" fold
     assert page.locator("[data-panel=medusa]").is_visible()
     assert not page.locator("[data-panel=eagle]").is_visible()
     page.locator("[role=tab][data-method=eagle]").click()

@@ -1,6 +1,6 @@
 """Sections 3–8 in headless Chromium: stepping, marks, tubes, rules, sliders, no errors."""
 import pytest
-from tests.browser.util import load as _load
+from tests.browser.util import load as _load, open_fold
 
 pytestmark = pytest.mark.browser
 
@@ -75,6 +75,7 @@ def test_sliders_change_the_numbers(page, live_url):
     _load(page, f"{live_url}/embed/en/specdec/speedup/")
     page.locator("#speedup").scroll_into_view_if_needed()
     _ready(page, "speedup")
+    open_fold(page, "speedup-more")     # one cycle's time is in the section's "Go further" fold
     out = page.locator('#speedup .spec-readout [data-field="theory.speedup"]')
     cycle = page.locator('#speedup [data-field="theory.cycle.draft"]')
     before, cyc = out.inner_text(), cycle.inner_text()
