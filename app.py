@@ -11,7 +11,7 @@ from flask_babel import Babel
 from flask_babel import gettext as _
 from werkzeug.exceptions import HTTPException
 
-from sim.params import LANGS
+from corpus.text import LANGS
 from views import catalogs
 
 DEFAULT_LANG = "en"
@@ -29,7 +29,7 @@ VENDOR_MAX_AGE_S = 365 * 24 * 3600
 # One policy for every response; only frame-ancestors differs between embeds and full pages.
 # Styles allow 'unsafe-inline' because plotly sets style attributes and injects rules; scripts
 # never do: no inline scripts or handlers anywhere, and nothing from another origin.
-_CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
         "img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; "
         "base-uri 'self'; form-action 'self'; frame-ancestors {ancestors}")
 
@@ -54,7 +54,7 @@ def preferred_lang() -> str:
 
 def security_headers(resp):
     embed = request.path.startswith("/embed/")
-    resp.headers["Content-Security-Policy"] = _CSP.format(ancestors="*" if embed else "'self'")
+    resp.headers["Content-Security-Policy"] = CSP.format(ancestors="*" if embed else "'self'")
     if not embed:
         # Older browsers ignore frame-ancestors; X-Frame-Options has no "any site" value, so
         # embeds send none and rely on the CSP above.
@@ -78,8 +78,9 @@ def create_app(test_config: dict | None = None) -> Flask:
         app.config.update(test_config)
 
     Babel(app, locale_selector=select_locale)
-    from views import format as formats
+    from views import choices, format as formats
     formats.init_app(app)  # num, pct, compact, prob, fmt filters; field() for live numbers
+    choices.init_app(app)  # the names of every choice of a control
     app.jinja_env.add_extension("jinja2.ext.i18n")  # {% trans %} blocks, same catalog
 
     from views.api import bp as api_bp

@@ -18,7 +18,7 @@ bind = os.environ.get("SPECDEC_BIND", "127.0.0.1:5000")
 # gthread gives a thread to a connection from its first byte and has no time limit for reading
 # a request's headers or body: facing clients directly, a dozen that send half a request and
 # wait hold every thread (issue 16 measured a request waiting 89.6 s). That is why serve.sh puts
-# nginx in front, which has those limits (serving/nginx.py); run bare, gunicorn is for trusted
+# nginx in front, which has those limits (deploy/nginx.py); run bare, gunicorn is for trusted
 # clients only (benchmarks, development).
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() + 1))
 worker_class = "gthread"
@@ -69,14 +69,13 @@ def when_ready(server):
     from sim import params as P
     from sim.ngram import load_models
     from corpus.text import LANGS  # the app is loaded by now (preload_app)
-    from sim.tree_budget import acceptance, budget_table
-    from sim.tree_tubes import tree_tubes_context
-    from views.sections_speculative import default_context
+    from sim.tree import acceptance, budget_table, tree_tubes_context
+    from views.sections.shared import default_context
 
     for lang in LANGS:
         load_models(lang)
         default_context(lang)  # chosen from the data once, then cached
-        # Token trees (section 11): the tubes' context, the acceptance every shape is fitted to,
+        # Token trees (the `trees` section): the tubes' context, the acceptance every shape is fitted to,
         # and the budget table at the page's k and d for every draft (about 0.8 s in all, then
         # kept: a new table costs a request 0.1 to 0.3 s, bench/cpu.py --tree).
         tree_tubes_context(lang)

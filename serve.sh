@@ -2,14 +2,14 @@
 # Start the app as a classroom is served, and stop all of it together:
 #   nginx    on the public address (SPECDEC_BIND or --bind, default 127.0.0.1:5000): reads every
 #            request whole under time limits, buffers every answer, serves the static and
-#            vendored files itself (serving/nginx.py says why);
+#            vendored files itself (deploy/nginx.py says why);
 #   gunicorn behind it on a unix socket in a private run folder (gunicorn.conf.py), started
 #            again if it dies.
 # The README's run command installs what is missing first, then calls this. Arguments go to
 # gunicorn, except `--bind HOST:PORT` (or -b), which is where nginx listens. Settings
 # (environment): SPECDEC_BIND, SPECDEC_HOSTS (the server's names; derived from the address if
 # unset), WEB_CONCURRENCY, SPECDEC_REDIS_URL or SPECDEC_TEXT_DIR (where readers' texts are shared,
-# see serving/textstore.py), SPECDEC_ACCESS_LOG, SPECDEC_CONN_PER_ADDR (serving/nginx.py).
+# see serving/textstore.py), SPECDEC_ACCESS_LOG, SPECDEC_CONN_PER_ADDR (deploy/nginx.py).
 # A school's server runs it under systemd: deploy/specdec.service.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -41,7 +41,7 @@ HOST="${PUBLIC%:*}"; PORT="${PUBLIC##*:}"
 [[ "$PORT" =~ ^[0-9]+$ && "$PUBLIC" == *:* ]] || { echo "serve.sh: the address must be HOST:PORT, not $PUBLIC" >&2; exit 2; }
 
 # A port another server holds: say so now, not after a minute of loading the models.
-python3 -m serving.portcheck "$HOST" "$PORT" || exit 1
+python3 -m deploy.portcheck "$HOST" "$PORT" || exit 1
 
 # The server's own names: readers' Host headers are checked against them (serving/hosts.py);
 # the first is the name pages print. Listening on every address: this machine's addresses and
@@ -98,7 +98,7 @@ trap 'exit 143' TERM
 trap 'exit 130' INT
 
 # nginx.py also copies the static and vendored files into the run folder, where nginx serves them.
-python3 -m serving.nginx --listen "$PUBLIC" --upstream "unix:$SOCK" --run-dir "$RUN" \
+python3 -m deploy.nginx --listen "$PUBLIC" --upstream "unix:$SOCK" --run-dir "$RUN" \
   ${NGINX_USER:+--user "$NGINX_USER"} \
   ${SPECDEC_ACCESS_LOG:+--access-log "$SPECDEC_ACCESS_LOG"} >"$RUN/nginx.conf"
 nginx -e stderr -q -t -p "$RUN" -c "$RUN/nginx.conf"
@@ -108,12 +108,12 @@ nginx -e stderr -q -t -p "$RUN" -c "$RUN/nginx.conf"
 # text cache lets it go; by default glibc soon serves such sizes from its heaps (its mmap
 # threshold rises after the first free) and keeps the freed memory there, one heap per thread.
 # Always mmap from 128 kB, two heaps (bench/attack.py measures what a worker then holds).
-# serving.orphan: gunicorn and nginx get SIGTERM when this script dies, even by kill -9.
+# deploy.orphan: gunicorn and nginx get SIGTERM when this script dies, even by kill -9.
 start_gunicorn() {
   rm -f "$SOCK"
   env -u SPECDEC_ACCESS_LOG SPECDEC_BIND="unix:$SOCK" \
     MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}" MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-131072}" \
-    python3 -m serving.orphan $$ -- gunicorn 'app:create_app()' "$@" &
+    python3 -m deploy.orphan $$ -- gunicorn 'app:create_app()' "$@" &
   GPID=$!
 }
 # nginx starts once gunicorn listens (it loads the models and renders the entry pages first),
@@ -138,7 +138,7 @@ wait_for_socket() {
 }
 start_gunicorn "$@"
 wait_for_socket || { echo "serve.sh: gunicorn did not start" >&2; exit 1; }
-python3 -m serving.orphan $$ -- nginx -e stderr -p "$RUN" -c "$RUN/nginx.conf" &
+python3 -m deploy.orphan $$ -- nginx -e stderr -p "$RUN" -c "$RUN/nginx.conf" &
 NPID=$!
 echo "serve.sh: serving http://$PUBLIC/ (nginx $NPID in front of gunicorn $GPID; names: $SPECDEC_HOSTS)" >&2
 

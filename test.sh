@@ -8,4 +8,6 @@ cd "$(dirname "$0")"
 bash install.sh
 # Where the system's python3 takes no packages, install.sh put them in .venv/.
 if [ -x .venv/bin/python3 ]; then export PATH="$PWD/.venv/bin:$PATH"; fi
-exec python3 -m pytest "$@"
+# Two workers (pytest-xdist), one per core of the machine this project runs on;
+# SPECDEC_TEST_WORKERS=0 runs in one process (for -x, pdb, or a machine with one core).
+exec python3 -m pytest -n "${SPECDEC_TEST_WORKERS:-2}" "$@"

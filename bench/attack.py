@@ -71,7 +71,7 @@ def start_server(kind: str, port: int, run_dir: Path) -> subprocess.Popen:
     if kind == "nginx":
         cmd = ["./serve.sh"]
         env["SPECDEC_BIND"] = f"{HOST}:{port}"
-        # Every attack comes from 127.0.0.1: the per-address upload limits (serving/nginx.py)
+        # Every attack comes from 127.0.0.1: the per-address upload limits (deploy/nginx.py)
         # would refuse the memory scenarios' texts after the first few (--per-address-limits
         # keeps them, to see them refuse).
         if not PER_ADDRESS_LIMITS:

@@ -5,8 +5,8 @@ cleared first: the worst a single request can cost. Prints the median and the ma
 process CPU time (time.process_time) over a few repetitions. Usage: python3 bench/cpu.py [N] [--tree]
 
 ``--tree``: only the token-tree section's requests (issue 13: /api/tree…, its answers, its embed),
-each at its caps (views/sections_trees.py, sim/params.py). Budget tables are kept per process
-(sim.tree_budget); the rows marked "a new table" empty that cache before each request.
+each at its caps (views/sections/trees.py, sim/params.py). Budget tables are kept per process
+(sim.tree.budget); the rows marked "a new table" empty that cache before each request.
 """
 from __future__ import annotations
 
@@ -18,8 +18,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app import create_app  # noqa: E402
+from corpus.text import LANGS  # noqa: E402
+from sim import tree  # noqa: E402
 from sim.ngram import load_models  # noqa: E402
-from corpus.text import LANGS
+from views.sections import lab as sections_lab  # noqa: E402
 
 REQUESTS = [
     ("/api/run, traced at the caps (52 tokens, γ 16), unigram",
@@ -29,7 +31,7 @@ REQUESTS = [
      "/api/run?lang=zh&tokens=52&gamma=16&draft=bigram"),
     ("/api/run, counts only at the caps (105 tokens, γ 16), unigram",
      "/api/run?tokens=105&gamma=16&draft=unigram&trace=0"),
-    ("/api/run, counts only (200 tokens, γ 8): sections 7-8",
+    ("/api/run, counts only (200 tokens, γ 8): the sections `alpha` to `speedup`",
      "/api/run?tokens=200&gamma=8&trace=0"),
     ("/api/run, a widget's request (40 tokens, γ 4)", "/api/run?tokens=40&gamma=4"),
     ("/api/tubes, caps (20 rounds × 200 trials)", "/api/tubes?rounds=20&trials=200"),
@@ -50,9 +52,8 @@ REQUESTS = [
 
 
 def _new_table() -> None:
-    from sim import tree_budget
-    tree_budget.budget_table.cache_clear()
-    tree_budget.acceptance.cache_clear()
+    tree.budget_table.cache_clear()
+    tree.acceptance.cache_clear()
 
 
 # Token trees at their caps: fixed shapes tokens × (n + 8) ≤ 2000 (27 tokens at n = 64), EAGLE-2
@@ -86,7 +87,6 @@ def clear_model_caches() -> None:
 
 def clear_answer_caches() -> None:
     """The lab keeps its recent runs and answers (like the render cache, which is off here)."""
-    from views import sections_lab
     sections_lab.clear_caches()
 
 

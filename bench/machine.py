@@ -21,6 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from app import create_app  # noqa: E402
 from bench.pageweight import LONG_TASKS_AFTER_LOAD, LONG_TASKS_INIT  # noqa: E402
 
 SWIFTSHADER = ["--no-sandbox", "--use-angle=swiftshader", "--use-gl=angle", "--enable-unsafe-swiftshader"]
@@ -79,7 +80,6 @@ def main():
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
-    from app import create_app
     from tests.conftest import LiveServer
     with LiveServer(create_app({"TESTING": True})) as srv, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=SWIFTSHADER, headless=True)

@@ -25,11 +25,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from app import create_app  # noqa: E402
 from corpus.text import LANGS  # noqa: E402
+from views.sections import ANCHORS  # noqa: E402
 
 KIB = 1024
 # Bytes, compressed, with headers, on a settled first view, plotly.js apart. Measured with token
-# trees (section 11, about 27 KiB of it: its markup, three answers, script and styles): the full
+# trees (the `trees` section, about 27 KiB of it: its markup, three answers, script and styles): the full
 # page 182.2 KiB (en) / 190.2 KiB (zh), the whole-plate embed 176.1 / 183.3, one section 50.3–77.2
 # (the largest: trees). Before trees: 141.5 / 145.7, 136.6 / 140.2, 44.6–63.1.
 PAGE_BUDGET = 240 * KIB           # /<lang>/specdec/ and the whole-plate embed
@@ -73,7 +75,7 @@ PLOTLY_TASKS = """() => {
           others: after.filter(([s, d]) => !(s <= set && set <= s + d))};
 }"""
 # three.js (the bench's machine, static/js/machine.js) is counted apart as plotly is: it loads only
-# once section 13 or 14 comes within a screen of the view (in the first view only of their embeds).
+# once the `parts` or `bench` sections comes within a screen of the view (in the first view only of their embeds).
 THREE = ("/vendor/three.module.js", "/vendor/three.core.js")
 LAZY_VENDOR = (PLOTLY, *THREE)
 
@@ -164,9 +166,7 @@ def measure(base: str, paths: list[str], browser) -> dict:
 def main() -> int:
     from playwright.sync_api import sync_playwright
 
-    from app import create_app
     from tests.conftest import LiveServer
-    from views.sections import ANCHORS
 
     paths = ([f"/embed/{lang}/specdec/" for lang in LANGS]
              + [f"/embed/{lang}/specdec/{a}/" for lang in LANGS for a in ANCHORS]

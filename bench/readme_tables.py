@@ -1,4 +1,4 @@
-"""The README's tables that follow the code: the plate's sections (views/sections.py SECTIONS) and
+"""The README's tables that follow the code: the plate's sections (views/sections/__init__.py SECTIONS) and
 the page's URL parameters (sim/params.py PAGE, with their ranges, defaults and readers).
 
     python3 bench/readme_tables.py      prints both, as README.md "The page" has them
@@ -15,6 +15,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sim import params as P  # noqa: E402
+from sim.param import Param  # noqa: E402
 from views.sections import SECTIONS  # noqa: E402
 
 
@@ -26,7 +27,7 @@ def _number(x) -> str:
     return f"{x:g}" if isinstance(x, float) else str(x)   # as the URL writes it: 1024, not 1,024
 
 
-def allowed(p: P.Param) -> str:
+def allowed(p: Param) -> str:
     """What the URL may give, as compactly as the declaration says it."""
     if p.kind in ("int", "float"):
         kind = "integer" if p.kind == "int" else "number"
@@ -44,7 +45,7 @@ def allowed(p: P.Param) -> str:
     return p.allowed()   # text: its own words
 
 
-def default(p: P.Param) -> str:
+def default(p: Param) -> str:
     if p.default is None:
         return "absent"
     if p.kind == "bool":
@@ -54,7 +55,7 @@ def default(p: P.Param) -> str:
     return f"`{p.to_url(p.default)}`"
 
 
-def readers(p: P.Param) -> str:
+def readers(p: Param) -> str:
     """The sections reading the parameter, by number (a part of one: its section)."""
     if not p.sections:
         return "every section"

@@ -90,7 +90,7 @@ def count(lang: str, documents: list[list[str]]) -> dict:
     return {
         "format": FORMAT,
         "lang": lang,
-        "tokenizer": text.EN_PATTERN if lang == "en" else "one Unicode character, whitespace dropped",
+        "tokenizer": text.LANGUAGES[lang].tokenizer,
         "documents": len(documents),
         "tokens": int(c["unigrams"].sum()),
         "vocab": c["vocab"],
@@ -119,7 +119,7 @@ def build(lang: str, source: Path | None = None) -> str:
     """The snapshot text for one language, from the book texts."""
     paths = text.source_files(lang, source)
     data = count(lang, text.read_documents(lang, source))
-    base = paths[0].parent.parent if lang == "zh" else paths[0].parent
+    base = Path(source) if source else text.default_source()   # the files are named from there
     data["sources"] = [{"file": p.relative_to(base).as_posix(), "sha256": text.sha256(p)} for p in paths]
     # Keep the header keys in a fixed order.
     order = ["format", "lang", "sources", "tokenizer", "documents", "tokens", "vocab", "unigrams", "bigrams", "trigrams"]

@@ -34,9 +34,10 @@ import hashlib
 import re
 from pathlib import Path
 
-import regex
+from dataclasses import dataclass
+from typing import Callable
 
-LANGS = ("en", "zh")
+import regex
 
 # The stories in the order of the book (《呐喊》, 1923).
 NAHAN_FILES = ("kong_yiji.txt", "yijian_xiaoshi.txt", "fengbo.txt", "guxiang.txt", "shexi.txt")
@@ -57,8 +58,7 @@ def default_source() -> Path:
 
 def source_files(lang: str, source: Path | None = None) -> list[Path]:
     source = Path(source) if source else default_source()
-    names = [ALICE_FILE] if lang == "en" else [f"nahan/{name}" for name in NAHAN_FILES]
-    paths = [source / name for name in names]
+    paths = [source / name for name in LANGUAGES[lang].sources]
     missing = [str(p) for p in paths if not p.is_file()]
     if missing:
         raise SourceMissing(f"book text not found: {', '.join(missing)}")
@@ -103,16 +103,56 @@ def tokenize_zh(text: str) -> list[str]:
     return [ch for ch in text if not ch.isspace() and ch != "\ufeff"]
 
 
+def _chapters(paths: list[Path]) -> list[str]:
+    return clean_alice(paths[0].read_text(encoding="utf-8"))
+
+
+def _stories(paths: list[Path]) -> list[str]:
+    return [p.read_text(encoding="utf-8") for p in paths]
+
+
+@dataclass(frozen=True)
+class Language:
+    """Everything that differs between the languages, in one place: a third language is one more
+    record here (and its catalog), not a branch in every module that writes text."""
+    code: str                               # the URL's and the catalog's ("en", "zh")
+    name: str                               # in the language itself, for the language switch
+    html_lang: str                          # the pages' <html lang> (BCP 47)
+    tokenize: Callable[[str], list[str]]    # text -> tokens, as the book was split
+    tokenizer: str                          # the tokens' rule in words (the snapshot records it)
+    sources: tuple[str, ...]                # the book's files under ../shared/corpus
+    documents: Callable[[list[Path]], list[str]]   # the book's files -> its documents' texts
+    # How text is written (views/format.py reads these; GLOSSARY.md gives the Chinese rules):
+    joiner: str                             # between two tokens written out: a space, or none
+    gap: str                                # between two sentences, or after a label
+    colon: str                              # what joins a label to its value
+    comma: str                              # between two items of a list or a citation
+    full_stop: str                          # at the end of a sentence
+    paren: str                              # a phrase in brackets after a word
+    times: str                              # a factor already written as digits
+    myriads: bool                           # counts in 万/亿 (CLDR), digits grouped from five on
+    full_width: bool                        # full-width punctuation: views.format.tidy_zh's rules
+
+
+LANGUAGES: dict[str, Language] = {
+    "en": Language("en", "English", "en", tokenize_en, EN_PATTERN, (ALICE_FILE,), _chapters,
+                   joiner=" ", gap=" ", colon=": ", comma=", ", full_stop=".", paren=" ({})", times="{}×",
+                   myriads=False, full_width=False),
+    "zh": Language("zh", "中文", "zh-CN", tokenize_zh, "one Unicode character, whitespace dropped",
+                   tuple(f"nahan/{name}" for name in NAHAN_FILES), _stories,
+                   joiner="", gap="", colon="：", comma="，", full_stop="。", paren="（{}）", times="{}\u00a0倍",
+                   myriads=True, full_width=True),
+}
+LANGS = tuple(LANGUAGES)
+
+
 def tokenize(lang: str, text: str) -> list[str]:
-    return tokenize_en(text) if lang == "en" else tokenize_zh(text)
+    return LANGUAGES[lang].tokenize(text)
 
 
 def read_documents(lang: str, source: Path | None = None) -> list[list[str]]:
     """The token streams of one language, one list per document (chapter or story)."""
     if lang not in LANGS:
         raise ValueError(f"lang must be one of {LANGS}, not {lang!r}")
-    paths = source_files(lang, source)
-    if lang == "en":
-        raw = paths[0].read_text(encoding="utf-8")
-        return [tokenize_en(chapter) for chapter in clean_alice(raw)]
-    return [tokenize_zh(p.read_text(encoding="utf-8")) for p in paths]
+    language = LANGUAGES[lang]
+    return [language.tokenize(doc) for doc in language.documents(source_files(lang, source))]

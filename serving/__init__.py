@@ -1,2 +1,3 @@
-"""What serving a classroom needs besides the pages: byte-bounded caches, the store of readers'
-texts that every worker shares, and the front proxy's configuration (serving/nginx.py)."""
+"""The stores the views use to serve a classroom: byte-bounded caches, the lab's texts in this
+process, the store of readers' texts that every worker shares, the server's own names. The
+deployment that reads the app (the front proxy's configuration) is deploy/."""

@@ -13,14 +13,13 @@ from dataclasses import asdict
 
 import numpy as np
 
-from . import examples, roofline, theory, tree_budget, tree_cost
-from . import params as P
+from . import examples, roofline, theory
 from . import tree as trees
+from . import params as P
+from .param import add_argument
 from .ngram import load_models
 from .speculative import generate
-from .tree_rules import NATURAL, generate_tree
-from .tree_shape import BRANCH_MAX, N_MAX
-from .tree_tubes import STAR, run_tree_tubes, star, tree_tubes_context
+from .tree import BRANCH_MAX, N_MAX, NATURAL, STAR, generate_tree, run_tree_tubes, star, tree_tubes_context
 from .tubes import run_tubes
 
 
@@ -104,7 +103,7 @@ def tree_plan(args) -> trees.Plan:
     sampling = args.sampling or ("top" if args.shape == "dynamic" or args.greedy else "wor")
     P = None
     if args.shape == "best":   # Sequoia's shape from the acceptance its own sampling gets
-        table = tree_budget.budget_table(args.lang, args.draft, args.k, args.d)
+        table = trees.budget_table(args.lang, args.draft, args.k, args.d)
         P = table["acceptance" if sampling == "top" else "sequoia_acceptance"]
     return trees.plan(args.shape, args.n, args.k, args.d, sampling, P)
 
@@ -130,17 +129,17 @@ def cmd_tree_tubes(args) -> dict:
 
 
 def cmd_tree_budget(args) -> dict:
-    table = tree_budget.budget_table(args.lang, args.draft, args.k, args.d)
+    table = trees.budget_table(args.lang, args.draft, args.k, args.d)
     roof = (args.gpu, args.model, args.batch, args.context)
-    return {"table": table, "curves": tree_cost.curves(table, *roof, args.c),
-            "batch_scan": tree_cost.batch_scan(table, args.gpu, args.model, args.context, args.c)}
+    return {"table": table, "curves": trees.curves(table, *roof, args.c),
+            "batch_scan": trees.batch_scan(table, args.gpu, args.model, args.context, args.c)}
 
 
 def add_tree_cli(sub) -> None:
     """``python -m sim tree run|tubes|budget``: one tree pass after another, tubes for trees, and
     what a node budget buys on the roofline. The tree's parameters are sim/params.py's (the page's
     and the API's), with the command line's larger ranges and its own defaults."""
-    arg = P.add_argument
+    arg = add_argument
     k = P.TREE_K.but(hi=BRANCH_MAX, help="children per node (EAGLE-2: its top-k; tubes: the star's)")
     d = P.TREE_D.but(hi=N_MAX)
     tree = sub.add_parser("tree", help="token trees: a run, tubes, tokens and speed-up by node budget")
@@ -181,7 +180,7 @@ def add_tree_cli(sub) -> None:
 def build_parser() -> Parser:
     parser = Parser(prog="python -m sim", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
-    arg = P.add_argument
+    arg = add_argument
 
     d = sub.add_parser("dist", help="the next-token distribution of one model")
     arg(d, P.LANG, required=True)
@@ -214,7 +213,7 @@ def build_parser() -> Parser:
     th = sub.add_parser("theory", help="expected tokens, speed-up, best γ, break-even α")
     arg(th, P.ALPHA_GIVEN.but(default=None), required=True)
     arg(th, P.GAMMA_ANY.but(default=None), required=True)
-    arg(th, P.LIB["c"].but(default=None), required=True)
+    arg(th, P.C.but(hi=None, default=None), required=True)
     th.set_defaults(handler=cmd_theory)
 
     ro = sub.add_parser("roofline", help="cost of one decoding step on a GPU, plain and speculative",
@@ -237,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         result = args.handler(args)
-    except (ArgumentError, ValueError) as exc:  # P.ParamError is a ValueError
+    except (ArgumentError, ValueError) as exc:  # a ParamError is a ValueError
         print(f"python -m sim: error: {exc}", file=sys.stderr)
         return 2
     json.dump(result, sys.stdout, ensure_ascii=False)

@@ -16,7 +16,7 @@ from .ngram import load_models
 
 # The English tubes start where the seed plate's do; the Chinese context is found by the code.
 PREFERRED_TUBES_CONTEXT = {"en": (",", "when")}
-# Tokens the tubes draw one by one (views/sections_speculative.TUBE_SHOWN); the rest are pooled.
+# Tokens the tubes draw one by one (views/sections/speculative.py: TUBE_SHOWN); the rest are pooled.
 TUBES_SHOWN = 7
 
 

@@ -52,6 +52,7 @@ import math
 from dataclasses import dataclass
 
 from sim import theory  # the one home of E[tokens] and the extra-arithmetic factor
+from sim.param import float_, int_, spec
 
 __all__ = [
     "GPU", "Model", "GPUS", "MODELS",
@@ -197,12 +198,17 @@ TENSOR_PARALLEL_ASSUMES = (
 
 # --- validation -----------------------------------------------------------
 
+# The library's own checks of sizes and rates: any size the arithmetic takes (the page and the API
+# narrow them, sim/params.py). Below a share of 0.1 of the roofline no engine runs.
+CHECKS = {**theory.CHECKS, **spec(
+    int_("batch", 1, None, None), int_("context", 0, None, None), int_("n", 1, None, None),
+    int_("positions", 1, None, 1), int_("gpus", 1, None, 1), float_("efficiency", 0.1, 1, 1.0))}
+
+
 def _check(name: str, value, lo=None):
-    """The library's own check of a size or rate (sim/params.py LIB: any size the arithmetic
-    takes, from ``lo`` where that is higher); a ParamError (a ValueError) names the parameter and
-    its range."""
-    from sim.params import LIB  # here, not at the top: sim.params reads this module's presets
-    p = LIB[name] if lo is None else LIB[name].but(lo=lo)
+    """``value`` checked by its declaration (from ``lo`` where that is higher); a ParamError (a
+    ValueError) names the parameter and its range."""
+    p = CHECKS[name] if lo is None else CHECKS[name].but(lo=lo)
     return p.check(value)
 
 
@@ -515,7 +521,7 @@ def best_gamma_edge(gpu: GPU | str, model: Model | str, batch: int, context: int
     beats plain decoding at this batch and context: gamma 0, speedup 1.0) or None."""
     g, s = best_gamma(gpu, model, batch, context, alpha, c, gamma_max)
     s_next = speculative(gpu, model, batch, context, gamma_max + 1, alpha, c)["speedup"]
-    return theory._edge(g, s, gamma_max, s_next)
+    return theory.search_edge(g, s, gamma_max, s_next)
 
 
 def batch_curve(gpu: GPU | str, model: Model | str, context: int, batches,

@@ -34,10 +34,14 @@ import numpy as np
 from . import dist as sparse
 from .dist import Dist, overlap  # overlap: Σ min(p, q), the chance a guess is kept (Definition 3.1)
 from .ngram import NGramModel
+from .param import choice, int_
+from .theory import GAMMA_MAX
 
 RULES = ("exact", "resample-target", "keep-draft")
 DRAFTS = ("bigram", "unigram", "trigram")
-from .theory import GAMMA_MAX  # noqa: E402,F401  (sim.adaptive imports it from here)
+# The loop's checks (the page narrows γ, sim/params.py): γ = 0 is the target alone.
+GAMMA = int_("gamma", 0, GAMMA_MAX, None)
+RULE = choice("rule", RULES, "exact")
 CONTEXT_KEPT = 8  # the models read at most 2 tokens back; a trace shows a few more for the reader
 
 
@@ -167,9 +171,8 @@ def greedy_check(pr: Proposal, vocab: Sequence[str]) -> dict:
 
 
 def check_args(gamma: int, rule: str, gamma_min: int = 1) -> None:
-    """The declarations' checks (sim/params.py); a ParamError is a ValueError."""
-    from sim.params import GAMMA_RUN, RULE  # here: sim.params imports this module
-    GAMMA_RUN.but(lo=gamma_min).check(gamma)
+    """The declarations' checks; a ParamError is a ValueError."""
+    GAMMA.but(lo=gamma_min).check(gamma)
     RULE.check(rule)
 
 

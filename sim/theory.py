@@ -21,17 +21,22 @@ from __future__ import annotations
 
 import math
 
+from sim.param import float_, int_, spec
+
 GAMMA_MAX = 16
+
+# The library's checks: any size the arithmetic takes (the page and the API narrow them,
+# sim/params.py). A ParamError is a ValueError naming the parameter and its range.
+CHECKS = spec(float_("alpha", 0, 1, None), int_("gamma", 0, None, None), float_("c", 0, None, None),
+              int_("gamma_max", 1, None, GAMMA_MAX))
 
 
 def _check(alpha: float, gamma: int | None = None, c: float | None = None) -> None:
-    """The declarations' checks (sim/params.py LIB); a ParamError is a ValueError."""
-    from sim.params import LIB  # here: sim.params imports this module for GAMMA_MAX
-    LIB["alpha"].check(alpha)
+    CHECKS["alpha"].check(alpha)
     if gamma is not None:
-        LIB["gamma"].check(gamma)
+        CHECKS["gamma"].check(gamma)
     if c is not None:
-        LIB["c"].check(c)
+        CHECKS["c"].check(c)
 
 
 def expected_tokens(alpha: float, gamma: int) -> float:
@@ -66,10 +71,10 @@ def best_gamma_edge(alpha: float, c: float, gamma_max: int = GAMMA_MAX) -> dict:
     "best_speculative" keeps the best γ ≥ 1 and its (losing) speed-up. S(γ) = E(γ)/(γc + 1) rises
     then falls (a concave E over a line), so one look past the end decides "rising"."""
     g, s = best_gamma(alpha, c, gamma_max)
-    return _edge(g, s, gamma_max, speedup(alpha, gamma_max + 1, c))
+    return search_edge(g, s, gamma_max, speedup(alpha, gamma_max + 1, c))
 
 
-def _edge(g: int, s: float, gamma_max: int, s_next: float) -> dict:
+def search_edge(g: int, s: float, gamma_max: int, s_next: float) -> dict:
     """Shared by sim.roofline.best_gamma_edge: classify the best γ of a search over 1..gamma_max."""
     if s <= 1.0:  # a tie with plain decoding goes to plain decoding: nothing to draft
         return {"gamma": 0, "speedup": 1.0, "edge": "plain",
@@ -111,7 +116,7 @@ def extra_arithmetic(alpha: float, gamma: int) -> float:
 
 
 def summary(alpha: float, gamma: int, c: float, gamma_max: int = GAMMA_MAX) -> dict:
-    """Every number above for one (α, γ, c): what the CLI prints and the page's section 8 shows."""
+    """Every number above for one (α, γ, c): what the CLI prints and the page's `speedup` section shows."""
     best = best_gamma_edge(alpha, c, gamma_max)
     return {
         "alpha": alpha, "gamma": gamma, "c": c,

@@ -19,7 +19,6 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
-from scipy import stats
 
 from .ngram import NGramModel
 from .speculative import RULES, residual
@@ -36,7 +35,7 @@ WRONG_RULES = tuple(r for r in RULES if r != "exact")
 # cost time.
 ROUNDS_MAX = 20
 TRIALS_MAX = 200
-# A proposed start for section 6: 5 rounds of 200 = 1,000 draws catch both wrong rules with 90 %
+# A proposed start for the `exact` section: 5 rounds of 200 = 1,000 draws catch both wrong rules with 90 %
 # power on both languages' contexts with the bigram or unigram draft (the hardest needs 931), where
 # the plate's single round of 50 catches resample-target 17 % of the time in English, 8 % in
 # Chinese (so "no sign of a difference" was the likely reading).
@@ -115,6 +114,7 @@ def chi_square(counts: np.ndarray, p: np.ndarray) -> tuple[float, float, int]:
     obs = _binned(counts.astype(float), labels, nb)
     exp = _binned(p, labels, nb) * n
     exp *= obs.sum() / exp.sum()  # guard against the last digits of Σp
+    from scipy import stats   # here: half a second of imports, which a check of γ need not pay
     stat, pvalue = stats.chisquare(obs, exp)
     return float(stat), float(pvalue), nb
 
@@ -132,6 +132,7 @@ def power(p: np.ndarray, r: np.ndarray, n: int, significance: float = SIGNIFICAN
     pb, rb = _binned(p, labels, nb), _binned(r, labels, nb)
     df = nb - 1
     lam = n * float(((rb - pb) ** 2 / pb).sum())
+    from scipy import stats
     return float(stats.ncx2.sf(stats.chi2.isf(significance, df), df, lam))
 
 

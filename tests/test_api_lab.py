@@ -2,6 +2,7 @@
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from serving import labtexts
 from sim import theory, usertext
 
 REFRAIN = ("Round the hill and back again , round the hill we go ; the hill is wide and the night is long . "
@@ -145,12 +146,11 @@ def test_tubes_note_writes_the_context_as_the_language_does(client):
 def test_drafts_table_reuses_the_run_it_holds(client, monkeypatch):
     # The lab's run (bigram, γ fixed) is also the table's bigram row: made once, not twice. By
     # hand: the run makes 1; the table adds unigram and trigram (the lookup has its own loop).
-    import sim.speculative
-    from views import sections_lab
+    from views.sections import lab as sections_lab
     sections_lab.clear_caches()
     made = []
-    real = sim.speculative.generate
-    monkeypatch.setattr(sim.speculative, "generate", lambda *a, **k: made.append(1) or real(*a, **k))
+    real = sections_lab.generate   # sim.speculative.generate, as the lab calls it
+    monkeypatch.setattr(sections_lab, "generate", lambda *a, **k: made.append(1) or real(*a, **k))
     client.get("/api/lab/run?draft=bigram&gamma=3&seed=21&c=0.3")
     client.get("/api/lab/drafts?gamma=3&seed=21&c=0.3")
     assert len(made) == 3
@@ -172,10 +172,10 @@ def test_lab_memory_is_bounded_and_evicted_texts_are_freed(client, monkeypatch):
     # freed at once (nothing the lab kept refers to its models: issue 16, item 4).
     import gc
     import weakref
-    from views import sections_lab
+    from views.sections import lab as sections_lab
     size = usertext.build(_essay(0), "en").nbytes
-    cache = usertext.TextCache(max_bytes=3 * size + size // 2)   # ~3 such texts, not 12
-    monkeypatch.setattr(usertext, "CACHE", cache)
+    cache = labtexts.TextCache(max_bytes=3 * size + size // 2)   # ~3 such texts, not 12
+    monkeypatch.setattr(labtexts, "CACHE", cache)
     sections_lab.clear_caches()
     refs = []
     for i in range(12):
@@ -194,8 +194,8 @@ def test_lab_memory_is_bounded_and_evicted_texts_are_freed(client, monkeypatch):
 
 def test_a_busy_worker_answers_503_with_retry_after(client, monkeypatch):
     import threading
-    gate = usertext.CountingGate(running=1, waiting=0, retry_after=2)
-    monkeypatch.setattr(usertext, "COUNTING", gate)
+    gate = labtexts.CountingGate(running=1, waiting=0, retry_after=2)
+    monkeypatch.setattr(labtexts, "COUNTING", gate)
     inside, release = threading.Event(), threading.Event()
 
     def count_slowly():

@@ -9,7 +9,7 @@ import pytest
 
 from sim import params as P
 from sim.ngram import NGramModel, load_models
-from views import sections_trees as st
+from views.sections import trees as st
 from views.sections import answer
 
 HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -21,7 +21,7 @@ def test_defaults_and_determinism(client):
     assert a["plan"]["shape"] == "best" and a["plan"]["sampling"] == "wor" and a["plan"]["rule"] == "sequoia"
     assert a["exact"] and a["tokens_asked"] == 40 == len(a["tokens"]) and a["pass_no"] == 0
     assert a["context"] == [",", "when"] and len(a["pass"]["tree"]["mask"]) == 9
-    # Absent, the sampling follows the shape and the rule the sampling (sim.tree_rules.NATURAL).
+    # Absent, the sampling follows the shape and the rule the sampling (sim.tree.rules.NATURAL).
     d = client.get("/api/tree?shape=dynamic").get_json()
     assert d["plan"]["sampling"] == "top" and d["plan"]["rule"] == "pointmass" and d["exact"]
     g = client.get("/api/tree?greedy=1&shape=kary").get_json()

@@ -56,7 +56,7 @@ class Counter:
     def __init__(self, monkeypatch):
         # The default contexts are chosen from the data once per process (sim.examples caches
         # them, gunicorn.conf.py computes them before the workers fork): not per-request work.
-        from views.sections_speculative import default_context
+        from views.sections.shared import default_context
         for lang in ("en", "zh"):
             default_context(lang)
         self.dist = 0
@@ -112,7 +112,7 @@ def test_largest_run_does_bounded_work(client, monkeypatch, args, trace):
     # Every pass writes at least one token, so there are at most `tokens` passes.
     assert 1 <= passes <= tokens
     assert len(body["tokens"]) == tokens
-    # Per pass (by hand, from sim/speculative.py and views/sections_speculative.py): the draft
+    # Per pass (by hand, from sim/speculative.py and views/sections/speculative.py): the draft
     # reads γ contexts; the target reads at most γ+1 positions; writing reads both models at the
     # bonus position; the trace re-reads the γ target positions for the guesses. That is at most
     # γ + (γ+1) + 2 + γ = 3γ + 3 reads; 8(γ+1) leaves room for a trace field added later without

@@ -1,21 +1,26 @@
-"""python -m sim and python -m corpus from the command line: JSON out, one-line errors."""
+"""python -m sim and python -m corpus from the command line: JSON out, one-line errors.
+
+Most calls run the command line's main() in this process (what `python -m sim` runs, without a
+new interpreter importing numpy and loading the models each time); test_cli_subprocess* start
+the real command.
+"""
 import json
+import os
 import subprocess
 import sys
-
-import os
 from pathlib import Path
 
 import pytest
 
 from sim import params as P
 from sim import roofline as r
+from tests.cli import run_main
 
 REPO = Path(__file__).resolve().parent.parent
 
 
 def sim(*args):
-    return subprocess.run([sys.executable, "-m", "sim", *args], capture_output=True, text=True, timeout=120)
+    return run_main(list(args))
 
 
 def test_dist_prints_the_whole_distribution():

@@ -1,14 +1,14 @@
-"""python -m sim tree run|tubes|budget: JSON out, reproducible, one-line errors."""
+"""python -m sim tree run|tubes|budget: JSON out, reproducible, one-line errors (the command
+line's main() in this process: tests/cli.py)."""
 import json
-import subprocess
-import sys
 
 import pytest
 
+from tests.cli import run_main
+
 
 def sim(*args):
-    return subprocess.run([sys.executable, "-m", "sim", "tree", *args], capture_output=True, text=True,
-                          timeout=300)
+    return run_main(["tree", *args])
 
 
 def test_run_prints_the_metrics_and_one_pass_in_full():

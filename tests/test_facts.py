@@ -9,7 +9,7 @@ from html import unescape
 import pytest
 from babel.numbers import format_decimal
 
-from views.sections_roofline import PAPERS
+from views.sections.roofline import PAPERS
 
 LANGS = ("en", "zh")
 

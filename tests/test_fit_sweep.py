@@ -33,7 +33,7 @@ def visible(html: str) -> str:
 def corners(contexts):
     """(gpu, model, batch, ctx): the batch stops just inside and just past the memory limit on the
     GPUs the page uses, and the two ends of the range."""
-    from views.sections_roofline import weight_gpus
+    from views.sections.shared import weight_gpus
     for g, gpu in roofline.GPUS.items():
         for mk, model in roofline.MODELS.items():
             n = weight_gpus(gpu, model)

@@ -180,8 +180,8 @@ def _count_calls(monkeypatch, module, name) -> list:
 
 
 def test_a_cached_answer_is_served_without_calling_sim(cached_app, monkeypatch):
-    import sim.speculative
-    calls = _count_calls(monkeypatch, sim.speculative, "generate")
+    from views.sections import speculative as answers   # it calls sim.speculative.generate
+    calls = _count_calls(monkeypatch, answers, "generate")
     c = cached_app.test_client()
     url = "/api/run?tokens=5&seed=90210"
     first = c.get(url)
@@ -212,13 +212,13 @@ def _entry_bytes(app, url, headers=None) -> int:
 
 
 def test_render_cache_is_bounded_in_bytes_and_drops_the_oldest(monkeypatch):
-    import sim.speculative
+    from views.sections import speculative as answers   # it calls sim.speculative.generate
     n = 5
     probe = create_app({"TESTING": True, "RENDER_CACHE": True})
     size = _entry_bytes(probe, "/api/run?tokens=1&seed=999")   # every seed's answer: same size ± a few bytes
     app = create_app({"TESTING": True, "RENDER_CACHE": True, "RENDER_CACHE_BYTES": n * size + size // 2})
     c = app.test_client()
-    calls = _count_calls(monkeypatch, sim.speculative, "generate")
+    calls = _count_calls(monkeypatch, answers, "generate")
     urls = [f"/api/run?tokens=1&seed={i}" for i in range(3 * n)]
     for u in urls:
         assert c.get(u).status_code == 200

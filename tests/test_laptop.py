@@ -1,4 +1,4 @@
-"""`specdec serve` from a built wheel in a fresh virtual environment (serving/laptop.py): the
+"""`specdec serve` from a built wheel in a fresh virtual environment (deploy/laptop.py): the
 console script starts waitress with no nginx, no apt and no compiler, serves the plate in both
 languages, and refuses a busy port in words. The environment reuses the test environment's
 installed dependencies as tests/test_packaging.py explains."""
@@ -89,7 +89,7 @@ def test_specdec_serve_runs_from_a_wheel_in_a_fresh_venv(tmp_path):
 
 
 def test_lan_prints_the_address_and_its_qr_code(monkeypatch, capsys):
-    from serving import laptop
+    from deploy import laptop
     served = {}
     monkeypatch.setattr(laptop, "lan_address", lambda: "192.168.7.20")
     monkeypatch.setattr(laptop, "port_free", lambda host, port: True)

@@ -1,4 +1,4 @@
-"""Tests for sim/params.py: every kind of Param, good and bad values, parse and parse_lenient,
+"""Tests for sim/param.py and sim/params.py: every kind of Param, good and bad values, parse and parse_lenient,
 the page's declarations and what each section reads."""
 import math
 
@@ -6,15 +6,16 @@ import pytest
 from hypothesis import given, strategies as st
 from werkzeug.datastructures import MultiDict
 
+from sim import param, roofline, theory
 from sim import params as P
-from sim.params import ParamError, parse, parse_lenient
+from sim.param import ParamError, parse, parse_lenient
 
 SPEC = {
-    "gamma": P.int_("gamma", 0, 16, 4),
-    "alpha": P.float_("alpha", 0.0, 1.0, 0.6),
-    "draft": P.choice("draft", ("bigram", "unigram", "trigram"), "bigram"),
-    "greedy": P.bool_("greedy"),
-    "context": P.text("context", 200, ", when"),
+    "gamma": param.int_("gamma", 0, 16, 4),
+    "alpha": param.float_("alpha", 0.0, 1.0, 0.6),
+    "draft": param.choice("draft", ("bigram", "unigram", "trigram"), "bigram"),
+    "greedy": param.bool_("greedy"),
+    "context": param.text("context", 200, ", when"),
 }
 
 
@@ -135,13 +136,13 @@ def test_gettext_translates_message_and_range():
 
 
 def test_check_is_the_library_form_of_parse():
-    assert P.LIB["batch"].check(65536.0) == 65536 and isinstance(P.LIB["batch"].check(64.0), int)
+    assert roofline.CHECKS["batch"].check(65536.0) == 65536 and isinstance(roofline.CHECKS["batch"].check(64.0), int)
     for bad in (0, 1.5, True, float("nan"), "64"):
         with pytest.raises(ParamError):
-            P.LIB["batch"].check(bad)
-    assert P.LIB["batch"].allowed() == "an integer of at least 1"
+            roofline.CHECKS["batch"].check(bad)
+    assert roofline.CHECKS["batch"].allowed() == "an integer of at least 1"
     with pytest.raises(ValueError):   # ParamError is a ValueError: callers catching that still do
-        P.LIB["alpha"].check(1.5)
+        theory.CHECKS["alpha"].check(1.5)
 
 
 def test_each_page_parameter_is_declared_once_with_a_default_that_passes():
@@ -165,5 +166,5 @@ def test_reads_follow_the_declaration():
 
 def test_query_keeps_only_what_differs_from_the_defaults():
     values = {n: p.default for n, p in P.PAGE.items()} | {"gamma": 6, "greedy": True, "c": 0.25}
-    assert P.query(values, P.PAGE) == {"gamma": "6", "greedy": "1", "c": "0.25"}
-    assert P.query(values, P.PAGE, P.reads("onebyone")) == {}
+    assert param.query(values, P.PAGE) == {"gamma": "6", "greedy": "1", "c": "0.25"}
+    assert param.query(values, P.PAGE, P.reads("onebyone")) == {}

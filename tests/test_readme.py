@@ -1,5 +1,5 @@
 """README.md follows the code where it lists what the code declares: the plate's sections
-(views/sections.py) and the page's URL parameters (sim/params.py PAGE: every one, with its range,
+(views/sections/__init__.py) and the page's URL parameters (sim/params.py PAGE: every one, with its range,
 default and readers). bench/readme_tables.py prints both tables; paste its output into the README
 when this fails."""
 from __future__ import annotations

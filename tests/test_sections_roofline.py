@@ -11,7 +11,7 @@ from flask_babel import format_decimal, format_percent
 from sim import params as P
 from sim import roofline
 from views.sections import answer
-from views.sections_roofline import compute
+from views.sections.roofline import compute
 
 ANCHORS = ("onebyone", "batch", "idle", "selfdraft", "reader")
 STATE = {"gpu": "b200", "model": "llama-3.1-70b", "batch": 24, "ctx": 16384, "lanes": 40,
@@ -55,7 +55,7 @@ def test_data_for_a_non_default_state_matches_sim(app):
 def test_data_without_alpha_uses_the_measured_one(app):
     # The page's state may not carry alpha: section 9 then takes the α section 7 measures for
     # the chosen draft, as printed (three decimals).
-    from views.sections_speculative import measured_alpha
+    from views.sections.shared import measured_alpha
     state = _state(**{k: v for k, v in STATE.items() if k != "alpha"})
     r = _answers(app, state)
     with app.test_request_context("/"):
@@ -134,7 +134,7 @@ def test_bad_state_falls_back_without_failing(client):
 def test_section_9_starts_from_the_measured_alpha(client):
     # No alpha in the URL: the slider starts at section 7's measured α (to 0.001, as printed
     # there and in section 8), not at 0.6.
-    from views.sections_speculative import measured_alpha
+    from views.sections.shared import measured_alpha
     with client.application.test_request_context("/"):
         measured = measured_alpha("en", _state())
     page = client.get("/en/specdec/").get_data(as_text=True)

@@ -10,8 +10,8 @@ import pytest
 from bs4 import BeautifulSoup
 
 from sim import params as P
-from sim.tree_rules import EXACT, WRONG
-from views import sections_trees as st
+from sim.tree.rules import EXACT, WRONG
+from views.sections import trees as st
 from views.sections import answer
 
 
@@ -112,7 +112,7 @@ COMBOS = list(itertools.product(P.SHAPES, P.SAMPLINGS, P.TREE_RULES))
 def test_every_choice_of_the_page_gives_an_answer_within_the_caps(app, shape, sampling, trule):
     a = data(app, "trees.pass", shape=shape, sampling=sampling, trule=trule, n=5, k=3, d=3, draft="unigram")
     used = "top" if shape == "dynamic" else sampling
-    from sim.tree_rules import NATURAL
+    from sim.tree.rules import NATURAL
     if shape == "dynamic" and trule == NATURAL[sampling]:
         trule = NATURAL["top"]      # the filling's exact check follows the forced filling
     assert a["plan"]["sampling"] == used and a["plan"]["rule"] == trule
@@ -141,7 +141,7 @@ def test_the_tubes_count_what_they_drew_and_catch_the_blatant_mistake(app):
     assert t["tree"]["kept"] == sum(c["kept"] for c in a["cols"])
     assert sum(c["p"] for c in a["cols"]) == pytest.approx(1.0) and n
     # The draft's likeliest tokens checked as if drawn from q: the first token's distribution is
-    # 0.49 from p in total variation at "it ." (sim.tree_tubes), so 200 passes reject it.
+    # 0.49 from p in total variation at "it ." (sim.tree.tubes), so 200 passes reject it.
     for seed in (1, 2, 3):
         w = data(app, "trees.tubes", sampling="top", trule="specinfer", trounds=4, seed=seed)
         assert not w["check"]["exact"] and w["check"]["why"] == "top-specinfer" and w["draws"] == 200

@@ -17,8 +17,16 @@ from pathlib import Path
 
 import pytest
 
+# One server for the whole file, on one worker when the suite runs in parallel (pytest-xdist
+# --dist loadgroup); the last test stops it.
+pytestmark = pytest.mark.xdist_group("serve")
+
 ROOT = Path(__file__).resolve().parents[1]
 SECURITY = ("Content-Security-Policy", "X-Content-Type-Options", "Referrer-Policy", "X-Frame-Options")
+
+
+class NoAnswer(ConnectionError):
+    """The connection closed before an HTTP status line came back."""
 
 
 def _free_port() -> int:
@@ -43,6 +51,10 @@ def _raw(port: int, data: bytes, timeout: float = 10) -> tuple[int, dict, bytes]
     raw = b"".join(chunks)
     head, _, body = raw.partition(b"\r\n\r\n")
     lines = head.decode("latin-1").split("\r\n")
+    if len(lines[0].split()) < 2:
+        # Closed before a status line: while gunicorn starts, nginx may take the connection and
+        # drop it. The server is not answering yet, which is what OSError means here.
+        raise NoAnswer(f"no status line in {raw[:80]!r}")
     headers = {}
     for line in lines[1:]:
         k, _, v = line.partition(":")
@@ -210,9 +222,9 @@ def test_every_refusal_is_json_naming_no_server(server, raw):
 
 def test_slow_uploads_hold_only_the_upload_places_and_are_cut_off(server):
     # Uploads that send their headers and then trickle: each address has a few upload places
-    # (serving/nginx.py); the next upload is refused at once in JSON, readers are not touched,
+    # (deploy/nginx.py); the next upload is refused at once in JSON, readers are not touched,
     # and a body that stops coming is dropped after the upload's body time-out.
-    from serving.nginx import UPLOAD_BODY_TIMEOUT_S, UPLOADS_PER_ADDR
+    from deploy.nginx import UPLOAD_BODY_TIMEOUT_S, UPLOADS_PER_ADDR
     port, *_ = server
     head = (b"POST /api/lab/text?lang=en HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\n"
             b"Content-Length: 100000\r\n\r\nthe cat ")

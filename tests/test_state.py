@@ -127,29 +127,30 @@ def test_the_live_text_of_an_answer_is_the_page_s(client, unit):
                 " ".join(BeautifulSoup(markup, "html.parser").get_text(" ").split()), (unit, name)
 
 
+@pytest.mark.parametrize("unit", UNITS)
 @pytest.mark.parametrize("lang", LANGS)
-def test_a_failing_section_fails_alone(app, lang, monkeypatch, caplog):
+def test_a_failing_section_fails_alone(app, lang, unit, monkeypatch, caplog):
     from views import sections
     client = app.test_client()
-    for unit in UNITS:
-        def broken(*_a):
-            raise RuntimeError("deliberate failure in " + unit)
-        with monkeypatch.context() as m:
-            m.setitem(sections.ANSWERS, unit, broken)
-            caplog.clear()
-            with caplog.at_level(logging.ERROR):
-                r = client.get(f"/{lang}/specdec/")
-        assert r.status_code == 200, unit
-        page = r.get_data(as_text=True)
-        anchor = unit.partition(".")[0]
-        body = page.split(f'<section id="{anchor}"', 1)[1].split("</section>", 1)[0]
-        assert 'class="unavailable"' in body and 'data-failed="1"' in body, unit
-        notice = re.search(r'class="unavailable"[^>]*>([^<]+)<', body).group(1)
-        assert bool(re.search(r"[\u4e00-\u9fff]", notice)) == (lang == "zh"), notice
-        # Every other section rendered whole, and the error is in the log.
-        assert page.count('class="unavailable"') == 1, unit
-        assert page.count('data-failed="1"') == 1
-        assert any(unit in rec.getMessage() for rec in caplog.records), unit
+
+    def broken(*_a):
+        raise RuntimeError("deliberate failure in " + unit)
+    with monkeypatch.context() as m:
+        m.setitem(sections.ANSWERS, unit, broken)
+        caplog.clear()
+        with caplog.at_level(logging.ERROR):
+            r = client.get(f"/{lang}/specdec/")
+    assert r.status_code == 200, unit
+    page = r.get_data(as_text=True)
+    anchor = unit.partition(".")[0]
+    body = page.split(f'<section id="{anchor}"', 1)[1].split("</section>", 1)[0]
+    assert 'class="unavailable"' in body and 'data-failed="1"' in body, unit
+    notice = re.search(r'class="unavailable"[^>]*>([^<]+)<', body).group(1)
+    assert bool(re.search(r"[\u4e00-\u9fff]", notice)) == (lang == "zh"), notice
+    # Every other section rendered whole, and the error is in the log.
+    assert page.count('class="unavailable"') == 1, unit
+    assert page.count('data-failed="1"') == 1
+    assert any(unit in rec.getMessage() for rec in caplog.records), unit
 
 
 def test_a_failing_answer_is_a_json_error_not_a_page(app, monkeypatch):

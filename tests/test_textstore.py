@@ -16,8 +16,11 @@ import time
 import pytest
 
 from app import create_app
-from serving import textstore
+from serving import labtexts, textstore
 from sim import usertext
+
+# One redis-server for the file, on one worker when the suite runs in parallel (--dist loadgroup).
+pytestmark = pytest.mark.xdist_group("redis")
 
 REFRAIN = ("Round the hill and back again , round the hill we go ; the hill is wide and the night is long . "
            "Round the mill and back again , round the mill we go ; the mill is wide and the night is long . ") * 6
@@ -68,7 +71,7 @@ def _shared_between(a, b):
     up = a.test_client().post("/api/lab/text?lang=en", data=REFRAIN.encode())
     assert up.status_code == 200
     h = up.get_json()["text"]
-    usertext.CACHE.clear()   # b is another process: it holds no models of the text
+    labtexts.CACHE.clear()   # b is another process: it holds no models of the text
     run = b.test_client().get(f"/api/lab/run?text={h}&draft=lookup")
     assert run.status_code == 200 and run.get_json()["source"]["text"] == h
     page = b.test_client().get(f"/embed/en/specdec/lab/?text={h}&tlang=en")
@@ -156,7 +159,7 @@ def test_a_redis_that_is_down_reads_as_missing_not_500(tmp_path):
     c = app.test_client()
     up = c.post("/api/lab/text?lang=en", data=REFRAIN.encode() + b" down")
     assert up.status_code == 200     # counted here; only sharing is lost
-    usertext.CACHE.clear()
+    labtexts.CACHE.clear()
     r = c.get(f"/api/lab/run?text={up.get_json()['text']}")
     assert r.status_code == 404 and r.get_json()["error"]["param"] == "text"
 
@@ -218,7 +221,7 @@ def test_a_text_folder_that_cannot_be_made_falls_back_and_never_answers_500(tmp_
     c = app.test_client()
     up = c.post("/api/lab/text?lang=en", data=REFRAIN.encode() + b" nowhere")
     assert up.status_code == 200
-    usertext.CACHE.clear()
+    labtexts.CACHE.clear()
     r = c.get(f"/api/lab/run?text={up.get_json()['text']}")
     assert r.status_code == 404 and r.get_json()["error"]["param"] == "text"
     assert c.get(f"/embed/en/specdec/lab/?text={up.get_json()['text']}").status_code == 200

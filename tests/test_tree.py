@@ -5,8 +5,8 @@ import pytest
 
 from sim.ngram import load_models
 from sim.speculative import speculative_step
-from sim.tree import Plan, build, eagle2, plan, without
-from sim.tree_shape import Shape
+from sim.tree.fill import Plan, build, eagle2, plan, without
+from sim.tree.shape import Shape
 
 
 @pytest.fixture(scope="module")

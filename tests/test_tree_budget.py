@@ -1,14 +1,14 @@
-"""sim.tree_budget: tokens per pass by node budget, measured on the data, checked against trees
+"""sim.tree.budget: tokens per pass by node budget, measured on the data, checked against trees
 built and summed directly."""
 import numpy as np
 import pytest
 
 from sim.ngram import load_models
 from sim.theory import expected_tokens
-from sim.tree import build, eagle2
-from sim.tree_budget import (CONTEXTS, EVAL_SEED, FIT_SEED, acceptance_vector, budget_table, contexts, measure,
+from sim.tree.fill import build, eagle2
+from sim.tree.budget import (CONTEXTS, EVAL_SEED, FIT_SEED, acceptance_vector, budget_table, contexts, measure,
                              sequoia_acceptance)
-from sim.tree_shape import Shape, best_shape
+from sim.tree.shape import Shape, best_shape
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +85,7 @@ def test_the_table_is_cached_and_seeded():
 
 
 def test_acceptance_is_measured_once_per_language_and_draft():
-    from sim.tree_budget import acceptance, fit_acceptance
+    from sim.tree.budget import acceptance, fit_acceptance
     m = load_models("en")
     target, draft = m["trigram"], m["unigram"]
     a = acceptance("en", "unigram", 8)

@@ -1,10 +1,10 @@
-"""sim.tree_cost: Sequoia's speed-up on the roofline; a chain costs what sim.roofline says; trees
+"""sim.tree.cost: Sequoia's speed-up on the roofline; a chain costs what sim.roofline says; trees
 are nearly free at batch 1 and stop paying in large batches."""
 import pytest
 
 from sim import roofline
-from sim.tree_budget import budget_table
-from sim.tree_cost import BATCHES, batch_scan, curves, pass_cost, speedup, verify_ratios
+from sim.tree.budget import budget_table
+from sim.tree.cost import BATCHES, batch_scan, curves, pass_cost, speedup, verify_ratios
 
 GPU, MODEL = "h100-sxm", "llama-3.1-8b"
 
@@ -60,7 +60,7 @@ def test_bad_arguments(table):
 
 
 def test_capacity_ends_the_curves_and_the_scan(table):
-    from sim.tree_cost import n_fit
+    from sim.tree.cost import n_fit
     # Llama 3.1 8B on an H100, by hand: 80e9 B of memory, 16.06e9 of weights (8.03e9 × 2 B), so
     # 63.94e9 B of room; a cached token is 32 layers × 8 heads × 128 × 2 (K, V) × 2 B = 131,072 B,
     # a 4,096-token stream 536.9e6 B: 119 streams fit (63.89e9 B) and 120 do not. At 119 streams

@@ -1,4 +1,4 @@
-"""sim.tree_rules: every exact rule keeps the target's distribution (first token and first two
+"""sim.tree.rules: every exact rule keeps the target's distribution (first token and first two
 tokens, chi-square over 20,000 passes) and every tempting wrong one breaks it, in contexts chosen
 from the data; a chain walks exactly as sim.speculative; a deterministic tree writes 1 + Σ p(path)
 tokens per pass; the trace and the engine metrics add up."""
@@ -9,11 +9,11 @@ import pytest
 
 from sim.ngram import load_models
 from sim.speculative import generate
-from sim.tree import Plan, build, eagle2
-from sim.tree_rules import (EXACT, NATURAL, RULES, WRONG, engine_metrics, generate_tree, is_exact, tree_step,
+from sim.tree.fill import Plan, build, eagle2
+from sim.tree.rules import (EXACT, NATURAL, RULES, WRONG, engine_metrics, generate_tree, is_exact, tree_step,
                             walk)
-from sim.tree_shape import Shape
-from sim.tree_tubes import first_tokens, star, tree_tubes_context
+from sim.tree.shape import Shape
+from sim.tree.tubes import first_tokens, star, tree_tubes_context
 from sim.tubes import chi_square
 from tests.stats import joint_pvalue
 
@@ -28,7 +28,7 @@ QUICK = {("top", "pointmass"), ("iid", "specinfer"), ("top", "specinfer"), ("iid
 def models(lang):
     m = load_models(lang)
     target, draft = m["trigram"], m["bigram"]
-    # The context where the subtlest mistake shows most (sim.tree_tubes): "it ." (en), "， 说" (zh).
+    # The context where the subtlest mistake shows most (sim.tree.tubes): "it ." (en), "， 说" (zh).
     return target, draft, target.encode(list(tree_tubes_context(lang)))
 
 

@@ -1,9 +1,9 @@
-"""sim.tree_shape: the fixed shapes, the attention mask, Sequoia's expected tokens and its dynamic
+"""sim.tree.shape: the fixed shapes, the attention mask, Sequoia's expected tokens and its dynamic
 programme against brute force."""
 import numpy as np
 import pytest
 
-from sim.tree_shape import (N_MAX, Shape, all_shapes, attention_mask, best_curve, best_shape, best_shapes,
+from sim.tree.shape import (N_MAX, Shape, all_shapes, attention_mask, best_curve, best_shape, best_shapes,
                             brute_force, expected_tokens, programme)
 
 

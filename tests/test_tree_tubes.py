@@ -1,13 +1,13 @@
-"""sim.tree_tubes: the exact distribution of the renormalisation mistake, the context it picks,
+"""sim.tree.tubes: the exact distribution of the renormalisation mistake, the context it picks,
 and the tubes' totals."""
 import numpy as np
 import pytest
 
 from sim.ngram import load_models
-from sim.tree import Plan, build
-from sim.tree_rules import EXACT, check_children
-from sim.tree_shape import Shape
-from sim.tree_tubes import renorm_mistake, run_tree_tubes, star, star_first_tokens, tree_tubes_context
+from sim.tree.fill import Plan, build
+from sim.tree.rules import EXACT, check_children
+from sim.tree.shape import Shape
+from sim.tree.tubes import renorm_mistake, run_tree_tubes, star, star_first_tokens, tree_tubes_context
 from sim.tubes import chi_square
 
 
@@ -40,7 +40,7 @@ def test_renorm_mistake_is_a_distribution_and_matches_sampling():
 
 
 def test_renorm_mistake_matches_the_tree_code_on_the_models():
-    # The same mistake run through sim.tree_rules with two children drawn without replacement.
+    # The same mistake run through sim.tree.rules with two children drawn without replacement.
     m = load_models("en")
     target, draft = m["trigram"], m["bigram"]
     ctx = target.encode(list(tree_tubes_context("en")))

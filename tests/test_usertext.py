@@ -5,8 +5,10 @@ from hypothesis import given, settings, strategies as st
 
 from corpus.snapshot import count
 from corpus.text import tokenize
+from serving import labtexts
 from sim import usertext
-from sim.usertext import MAX_BYTES, MIN_TOKENS, TextCache, TextError, build
+from serving.labtexts import TextCache
+from sim.usertext import MAX_BYTES, MIN_TOKENS, TextError, build
 
 SAMPLE = ("The cat sat on the mat . The dog sat on the log . The cat saw the dog , "
           "and the dog saw the cat . ") * 4
@@ -65,16 +67,16 @@ def test_cache_is_bounded_in_bytes_lru_and_keyed_by_hash_and_language():
     texts = [(SAMPLE + f" {w}").encode() for w in ("one", "two", "three")]
     size = build(texts[0], "en").nbytes
     cache = TextCache(max_bytes=2 * size + size // 2)   # room for two such texts, not three
-    a = usertext.load(texts[0], "en", cache)
-    assert usertext.load(texts[0], "en", cache) is a           # counted once
-    assert usertext.load(texts[0], "zh", cache) is not a        # another tokenisation
-    assert usertext.lookup(a.sha256, "en", cache) is a          # still there (used last but one)
-    usertext.load(texts[1], "en", cache)                        # evicts the zh entry (oldest)
-    assert usertext.lookup(a.sha256, "zh", cache) is None
-    usertext.load(texts[2], "en", cache)
-    assert len(cache) == 2 and usertext.lookup(a.sha256, "en", cache) is None
+    a = labtexts.load(texts[0], "en", cache)
+    assert labtexts.load(texts[0], "en", cache) is a           # counted once
+    assert labtexts.load(texts[0], "zh", cache) is not a        # another tokenisation
+    assert labtexts.lookup(a.sha256, "en", cache) is a          # still there (used last but one)
+    labtexts.load(texts[1], "en", cache)                        # evicts the zh entry (oldest)
+    assert labtexts.lookup(a.sha256, "zh", cache) is None
+    labtexts.load(texts[2], "en", cache)
+    assert len(cache) == 2 and labtexts.lookup(a.sha256, "en", cache) is None
     assert cache.nbytes <= cache.max_bytes
-    assert usertext.lookup("not a hash", "en", cache) is None
+    assert labtexts.lookup("not a hash", "en", cache) is None
     assert a.sha256 == usertext.digest(texts[0]) and len(a.sha256) == 64
 
 
@@ -143,7 +145,7 @@ def test_each_encoding_is_read_and_named(text, codec, label):
     assert dec.text == text and dec.encoding == label
     # The same text in any encoding is the same text: one hash, one set of models.
     lang = "en" if text is WESTERN else "zh"
-    ut = usertext.load_text(dec, lang, TextCache())
+    ut = labtexts.load_text(dec, lang, TextCache())
     assert ut.sha256 == usertext.digest(text.encode("utf-8"))
     assert ut.n_tokens == len(tokenize(lang, text))
 
@@ -159,7 +161,7 @@ def test_a_wrong_byte_is_counted_from_one():
 
 def test_counting_gate_lets_one_count_and_one_wait_then_refuses():
     import threading
-    gate = usertext.CountingGate(running=1, waiting=1, wait_s=5, retry_after=3)
+    gate = labtexts.CountingGate(running=1, waiting=1, wait_s=5, retry_after=3)
     inside, release = threading.Event(), threading.Event()
 
     def hold():
@@ -175,7 +177,7 @@ def test_counting_gate_lets_one_count_and_one_wait_then_refuses():
     waiter.start()          # takes the one waiting place
     import time
     time.sleep(0.2)
-    with pytest.raises(usertext.Busy) as e:
+    with pytest.raises(labtexts.Busy) as e:
         gate.__enter__()    # a third: refused at once
     assert e.value.retry_after == 3
     release.set()
@@ -201,13 +203,13 @@ class _DictStore:
 def test_a_text_another_process_counted_is_counted_again_from_the_store():
     store = _DictStore()
     mine, other = TextCache(), TextCache()
-    ut = usertext.load(SAMPLE.encode("utf-16"), "en", mine, store)   # sent as UTF-16
+    ut = labtexts.load(SAMPLE.encode("utf-16"), "en", mine, store)   # sent as UTF-16
     assert store.d == {ut.sha256: SAMPLE.encode()}                  # kept as UTF-8
-    again = usertext.lookup(ut.sha256, "en", other, store)
+    again = labtexts.lookup(ut.sha256, "en", other, store)
     assert again is not ut and again.sha256 == ut.sha256
     assert np.array_equal(again.ids, ut.ids) and again.vocab == ut.vocab
-    assert usertext.lookup(ut.sha256, "en", other, store) is again   # then held here
-    assert usertext.lookup("ab" * 32, "en", other, store) is None
+    assert labtexts.lookup(ut.sha256, "en", other, store) is again   # then held here
+    assert labtexts.lookup("ab" * 32, "en", other, store) is None
 
 
 def test_disagreeing_context_is_one_where_the_draft_and_target_differ():

@@ -33,6 +33,8 @@ from flask import Flask, Response, current_app, g, has_request_context, request
 from flask_compress import Compress
 
 from serving.bytecache import ByteLRU
+from serving.hosts import CanonicalHost, configured_hosts
+from sim.params import PAGE, SHOW
 
 # Pages and API answers change only when the app is deployed again; five minutes bounds how
 # long a browser keeps an old copy after that, and the ETag makes the re-check a cheap 304.
@@ -77,8 +79,7 @@ def private() -> None:
 
 
 def _page_params() -> frozenset[str]:
-    from sim.params import PAGE, SHOW   # the page's URL state, and how a teacher has it shown
-    return frozenset(PAGE) | frozenset(SHOW)
+    return frozenset(PAGE) | frozenset(SHOW)   # the page's URL state, and how a teacher has it shown
 
 
 def cache_key() -> str:
@@ -91,7 +92,7 @@ def cache_key() -> str:
     from flask_babel import get_locale
     # The host is part of the key: pages print their own address (the citation), so an answer
     # made for one Host header must never be served for another (no cache poisoning). The front
-    # proxy (serving/nginx.py) sends only the server's own names.
+    # proxy (deploy/nginx.py) sends only the server's own names.
     args = request.args
     if (request.endpoint or "").startswith("plate."):
         names = _page_params()
@@ -171,7 +172,6 @@ def init_app(app: Flask) -> None:
     app.extensions["render_cache"] = render_cache
 
     # Forged Host headers: answered under the server's own name (serving/hosts.py).
-    from serving.hosts import CanonicalHost, configured_hosts
     hosts = configured_hosts(cfg)
     if hosts:
         app.wsgi_app = CanonicalHost(app.wsgi_app, hosts)

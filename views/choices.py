@@ -8,6 +8,11 @@ from sim import roofline
 from views.format import num
 
 
+def init_app(app) -> None:
+    # A global, so macros imported without context (and rendered alone for /api/section) see it.
+    app.jinja_env.globals.update(choice_labels=choice_labels)
+
+
 def choice_labels() -> dict[str, dict[str, str]]:
     drafts = {"bigram": _("bigram: reads the token before"), "unigram": _("unigram: reads nothing"),
               "trigram": _("trigram: the target itself")}

@@ -11,9 +11,11 @@ from flask import Blueprint, abort, jsonify, render_template, request, url_for
 from flask_babel import gettext as _
 
 from serving import classes as C
+from sim import param
 from sim import params as P
-from views.format import tidy_zh
-from views.params import ParamError, parse, parse_lenient
+from sim.param import ParamError
+from views.format import typeset
+from views.params import parse, parse_lenient
 from views.sections import SECTIONS
 from views.teach import chosen, qr_svg, show_state
 
@@ -82,7 +84,7 @@ def open_class():
 def class_status(code: str):
     """Whether a code is open (a student's page asks once, to say so at once if not)."""
     if not C.current().is_open(code):
-        return refuse("closed", P.clip(code, 8))
+        return refuse("closed", param.clip(code, 8))
     return jsonify({"code": code, "open": True})
 
 
@@ -100,7 +102,7 @@ def answer(code: str):
     try:
         C.current().answer(code, *parts)
     except C.ClassError as e:
-        return refuse(e.kind, P.clip(code, 8))
+        return refuse(e.kind, param.clip(code, 8))
     return jsonify({"ok": True})
 
 
@@ -110,7 +112,7 @@ def counts(code: str):
     try:
         return jsonify(C.current().counts(code, key))
     except C.ClassError as e:
-        return refuse(e.kind, P.clip(code, 8))
+        return refuse(e.kind, param.clip(code, 8))
 
 
 @bp.post("/api/class/<code>/close")
@@ -119,7 +121,7 @@ def close(code: str):
     try:
         C.current().close(code, key)
     except C.ClassError as e:
-        return refuse(e.kind, P.clip(code, 8))
+        return refuse(e.kind, param.clip(code, 8))
     return jsonify({"ok": True, "closed": code})
 
 
@@ -131,7 +133,7 @@ def board(lang: str, code: str):
     show, _notices = show_state()
     state, _bad = parse_lenient(request.args, P.PAGE)
     show["class"] = code
-    query = {**P.query(state, P.PAGE), **P.query(show, P.SHOW)}
+    query = {**param.query(state, P.PAGE), **param.query(show, P.SHOW)}
     link = url_for("plate.page", lang=lang, _external=True, **query)
     picked = chosen(show)
     other = "zh" if lang == "en" else "en"
@@ -144,4 +146,4 @@ def board(lang: str, code: str):
               "hide": _("Hide the answer"), "closed": message("closed", code), "key": message("key", code)},
         query={}, embed=False, switch_href=url_for("classroom.board", lang=other, code=code, **request.args),
         all_sections=SECTIONS)
-    return tidy_zh(html) if lang == "zh" else html
+    return typeset(html, lang)

@@ -25,6 +25,10 @@ from flask_babel import format_decimal, format_percent, get_locale
 from jinja2 import Undefined, pass_context
 from markupsafe import Markup, escape
 
+from corpus.text import LANGUAGES, Language
+from sim import params
+from sim.param import query
+
 MISSING = "–"  # a number that is not there (the one glyph for it, here and in format.js)
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
@@ -39,15 +43,16 @@ def _pattern(decimals: int, grouped: bool = True) -> str:
     return ("#,##0" if grouped else "0") + ("." + "0" * decimals if decimals else "")
 
 
-def _zh() -> bool:
+def _language() -> Language:
+    """The reader's language (the request's locale; English outside a request)."""
     locale = get_locale()
-    return locale is not None and locale.language == "zh"
+    return LANGUAGES.get(locale.language if locale is not None else "", LANGUAGES["en"])
 
 
 def _grouped(x, decimals: int) -> bool:
     """Whether the rounded |x| has five digits or more before the point: Chinese leaves 4096
     ungrouped, as Intl's useGrouping "min2" does in format.js (CLDR's minimum grouping digits)."""
-    if not _zh():
+    if not _language().myriads:
         return True
     with decimal.localcontext(_HALF_UP):
         rounded = Decimal(str(abs(x))).quantize(Decimal(1).scaleb(-max(0, int(decimals))))
@@ -94,7 +99,7 @@ def compact(x) -> str:
     with Intl). English, and Chinese below 1万, keep every digit."""
     if missing(x):
         return MISSING
-    if not _zh() or abs(x) < 10_000:
+    if not _language().myriads or abs(x) < 10_000:
         return num(x, 0)
     # Three significant digits first, half away from zero as Intl rounds, and only then the
     # unit: 99,960,000 is 1亿, where babel alone would pick 万 and write 9996万.
@@ -106,13 +111,13 @@ def compact(x) -> str:
 def times(x: str) -> str:
     """A factor already written as digits ("1.74", "2.6–3.4"): "1.74×" in English, "1.74 倍" in
     Chinese (one convention for prose, readouts and charts; GLOSSARY.md)."""
-    return f"{x}\u00a0倍" if _zh() else f"{x}×"   # no-break: a factor keeps its 倍
+    return _language().times.format(x)   # zh: a no-break space, so a factor keeps its 倍
 
 
 # In Chinese a count with 万/亿 runs on into the word after it ("80.3亿个参数", "每秒 1.33万个词元"),
 # where a plain figure keeps its space ("4096 个词元"): the space a sentence or template put after
 # the number goes when the number ends in 万 or 亿 and a Han character follows. Applied to every
-# rendered Chinese page and live block (views/plate.py, views/sections.py); format.js's tidy()
+# rendered Chinese page and live block (views/plate.py, views/sections/__init__.py); format.js's tidy()
 # does the same to what scripts write.
 _UNIT_SPACE = re.compile(r"(?<=[万亿])(</span>)?[ \t]+(?=[\u4e00-\u9fff])")
 # A token that is itself a quote mark, quoted ("草稿模型的首选““”"), reads as a slip: it is shown
@@ -140,27 +145,32 @@ def tidy_zh(html: str) -> str:
     return _WAN_YI.sub(lambda m: m.group(1) or m.group(2) + WORD_JOINER, html)
 
 
+def typeset(html: str, lang: str | None) -> str:
+    """Rendered text with its language's typography (tidy_zh for full-width Chinese text)."""
+    return tidy_zh(html) if lang in LANGUAGES and LANGUAGES[lang].full_width else html
+
+
 # Punctuation around a phrase, in the reader's language: English puts a space before a bracket,
 # after a colon and between sentences; Chinese uses full-width marks and no spaces (GLOSSARY.md).
 # Globals, so macros imported without the page's context use them too.
 def paren(text) -> Markup:
     """" (text)" in English, "（text）" in Chinese."""
-    return Markup("（{}）" if _zh() else " ({})").format(text)
+    return Markup(_language().paren).format(text)
 
 
 def colon() -> str:
     """What joins a label to its value: ": " in English, "：" in Chinese."""
-    return "：" if _zh() else ": "
+    return _language().colon
 
 
 def comma() -> str:
     """What separates listed values inside a sentence: ", " in English, "，" in Chinese."""
-    return "，" if _zh() else ", "
+    return _language().comma
 
 
 def gap() -> str:
     """The space between two sentences, or after a label: " " in English, none in Chinese."""
-    return "" if _zh() else " "
+    return _language().gap
 
 
 def prob(x) -> str:
@@ -259,10 +269,9 @@ def _times_filter(context, x: str) -> str:
 
 
 def init_app(app) -> None:
-    from sim import params
-    from views.choices import choice_labels
     app.jinja_env.filters.update(num=num, pct=pct, compact=compact, prob=prob, fmt=fmt, times=_times_filter,
                                  symbols=symbols)
     # Globals, so macros imported without context (and rendered alone for /api/section) see them.
     app.jinja_env.globals.update(field=field, lookup=lookup, MISSING=MISSING, P=params,
-                                 choice_labels=choice_labels, story=story, paren=paren, colon=colon, comma=comma, gap=gap)
+                                 url_query=query, LANGUAGES=LANGUAGES, story=story,
+                                 paren=paren, colon=colon, comma=comma, gap=gap)

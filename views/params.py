@@ -1,4 +1,4 @@
-"""Parameters over HTTP: the declarations of sim/params.py, with messages in the reader's language.
+"""Parameters over HTTP: the declarations of sim/params.py (read by sim/param.py), with messages in the reader's language.
 
 `parse` turns a request's query into typed values or raises `ParamError` naming the first bad
 parameter and its range (the API answers it as a JSON 400); pages use `parse_lenient`, which keeps
@@ -10,20 +10,21 @@ from typing import Mapping
 
 from flask_babel import gettext
 
+from sim import param
 from sim import params as P
-from sim.params import Param, ParamError  # noqa: F401  (re-exported for the views)
+from sim.param import N_, Param, ParamError
 
 
 def parse(args: Mapping, spec: Mapping[str, Param]) -> dict:
-    return P.parse(args, spec, gettext)
+    return param.parse(args, spec, gettext)
 
 
 def parse_lenient(args: Mapping, spec: Mapping[str, Param]) -> tuple[dict, list[ParamError]]:
-    return P.parse_lenient(args, spec, gettext)
+    return param.parse_lenient(args, spec, gettext)
 
 
-CAPPED = P.N_("%(name)s must be %(allowed)s when γ is %(gamma)s; %(value)s is out of range.")
-CAPPED_TRACED = P.N_("%(name)s must be %(allowed)s when γ is %(gamma)s and every pass is traced; "
+CAPPED = N_("%(name)s must be %(allowed)s when γ is %(gamma)s; %(value)s is out of range.")
+CAPPED_TRACED = N_("%(name)s must be %(allowed)s when γ is %(gamma)s and every pass is traced; "
                      "%(value)s is out of range.")
 
 

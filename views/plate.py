@@ -1,7 +1,7 @@
 """The plate blueprint: the page, the whole-plate embed and one-section embeds.
 
 Views stay thin: validate the URL state against the declarations (sim/params.py), ask
-views/sections.py for each shown section's answers, render. A bad query value never fails a page:
+views/sections/__init__.py for each shown section's answers, render. A bad query value never fails a page:
 the default is used and a notice says which value was ignored and what is allowed. A section whose
 numbers cannot be computed says so; the rest of the page stands.
 """
@@ -12,9 +12,11 @@ import os
 from flask import Blueprint, abort, current_app, has_request_context, render_template, request, url_for
 from flask_babel import gettext as _
 
+from corpus.text import LANGS
+from sim import param
 from sim import params as P
 from views.choices import choice_labels, param_labels
-from views.format import tidy_zh
+from views.format import typeset
 from views.params import parse_lenient
 from views.sections import ANCHORS, BY_ANCHOR, SECTIONS, answers, reads
 from views.teach import chosen, show_query, show_state
@@ -23,7 +25,7 @@ bp = Blueprint("plate", __name__)
 
 
 def _check_lang(lang: str) -> None:
-    if lang not in P.LANGS:
+    if lang not in LANGS:
         abort(404)
 
 
@@ -49,12 +51,12 @@ def _context(lang: str, embed: bool, anchor: str | None = None) -> dict:
     show, show_errors = show_state()
     if anchor:
         show["sections"] = ""   # a one-section embed shows its section whatever the link says
-    query = P.query(state, P.PAGE)
+    query = param.query(state, P.PAGE)
     # Links to this page in the other language, and from an embed to the page, keep how a
     # teacher has it shown (the sections, locked or hidden controls, paused, the projector).
     keep = show_query(show)
     shown = (BY_ANCHOR[anchor],) if anchor else chosen(show)
-    other = "zh" if lang == "en" else "en"
+    other = next(code for code in LANGS if code != lang)   # the switch offers the other one
     flip = {k: v for k, v in keep.items() if k != "view"}
     if show["view"] != "projector":
         flip["view"] = "projector"
@@ -86,7 +88,7 @@ def _context(lang: str, embed: bool, anchor: str | None = None) -> dict:
 def _render(template: str, **context) -> str:
     """The page in the reader's language; Chinese text gets its spacing rules (views/format.py)."""
     html = render_template(template, **context)
-    return tidy_zh(html) if context["lang"] == "zh" else html
+    return typeset(html, context["lang"])
 
 
 @bp.get("/<lang>/specdec/")
@@ -109,7 +111,7 @@ def embed_section(lang: str, anchor: str):
     sec = BY_ANCHOR[anchor]
     ctx = _context(lang, embed=True, anchor=anchor)
     # The snippet and the links of a one-section embed carry only what the section reads.
-    ctx["query"] = P.query(ctx["state"], P.PAGE, reads(sec))
+    ctx["query"] = param.query(ctx["state"], P.PAGE, reads(sec))
     ctx["page_href"] = url_for("plate.page", lang=lang, **ctx["query"], **ctx["show_query"]) + f"#{anchor}"
     return _render("plate/embed_section.html", section=sec, **ctx)
 

@@ -13,9 +13,10 @@ import segno
 from flask import Blueprint, Response, abort, render_template, request, url_for
 from flask_babel import gettext as _
 
+from sim import param
 from sim import params as P
 from views.choices import param_labels
-from views.format import tidy_zh
+from views.format import typeset
 from views.params import parse_lenient
 from views.sections import ANCHORS, BY_ANCHOR, SECTIONS, reads
 from views.teacher_notes import NOTES
@@ -34,8 +35,8 @@ def show_state(args=None) -> tuple[dict, list]:
         unknown = [n for n in names if n not in ANCHORS]
         if unknown:
             errors.append(P.SECTIONS_SHOWN.error(
-                _, P.N_("%(name)s names a section there is not (“%(value)s”); the sections are %(allowed)s."),
-                value=P.clip(unknown[0]), allowed=P.join(ANCHORS, _)))
+                _, param.N_("%(name)s names a section there is not (“%(value)s”); the sections are %(allowed)s."),
+                value=param.clip(unknown[0]), allowed=param.join(ANCHORS, _)))
             show["sections"] = ""
         else:
             # In the plate's order, each once.
@@ -52,7 +53,7 @@ def chosen(show: dict) -> tuple:
 
 
 def show_query(show: dict, names=None) -> dict:
-    return P.query(show, P.SHOW, names)
+    return param.query(show, P.SHOW, names)
 
 
 def qr_svg(link: str, title: str) -> str:
@@ -100,7 +101,7 @@ def page(lang: str):
     lesson, bad_for = parse_lenient(args, {"for": P.LESSON_LANG})
     notices += bad_for
     lesson_lang = lesson["for"] or lang
-    query = {**P.query(state, P.PAGE), **show_query(show)}
+    query = {**param.query(state, P.PAGE), **show_query(show)}
     link = url_for("plate.page", lang=lesson_lang, _external=True, **query)
     labels = param_labels()
     sections = []
@@ -111,7 +112,7 @@ def page(lang: str):
             "reads": [{"name": n, "label": labels.get(n, n), "allowed": P.PAGE[n].allowed(_)} for n in names],
             "reads_json": list(reads(s)),
             "embed": url_for("plate.embed_section", lang=lesson_lang, anchor=s.anchor, _external=True,
-                             **P.query(state, P.PAGE, reads(s)), **show_query(show, ("controls", "paused", "view"))),
+                             **param.query(state, P.PAGE, reads(s)), **show_query(show, ("controls", "paused", "view"))),
         })
     other = "zh" if lang == "en" else "en"
     html = render_template(
@@ -121,10 +122,10 @@ def page(lang: str):
         P=P, show=show, notices=notices, sections=sections, picked={s.anchor for s in picked},
         lesson_lang=lesson_lang, link=link, qr=qr_svg(link, _("QR code of the lesson’s link")),
         labels=_labels(), teach_i18n=teach_i18n(), depth_allowed=P.DEPTH.allowed(_),
-        show_names=P.join([f"{n} ({p.allowed(_)})" for n, p in P.SHOW.items()], _),
+        show_names=param.join([f"{n} ({p.allowed(_)})" for n, p in P.SHOW.items()], _),
         switch_href=url_for("teach.page", lang=other, **args),
         page_href=url_for("plate.page", lang=lang), query={}, embed=False)
-    return tidy_zh(html) if lang == "zh" else html
+    return typeset(html, lang)
 
 
 @bp.get("/<lang>/specdec/teach/qr.svg")

@@ -1,4 +1,4 @@
-// plotly charts, shared by the widgets that draw one (sections 2, 8, 9, 14). plotly.js is large:
+// plotly charts, shared by the widgets that draw one (the `batch`, `speedup`, `idle` and `bench` sections). plotly.js is large:
 // it is fetched only when a chart comes near the view, and a chart draws the newest answer then.
 import { colon, count } from "./format.js";
 

@@ -1,11 +1,11 @@
-// The moving bench, shared by sections 13 (exploded, each part linked to its section) and 14 (the
+// The moving bench, shared by the `parts` section (exploded, each part linked to its section) and 14 (the
 // bench, playing the traced run). One scene and one WebGL context for the page, made only when a
 // view comes within a screen of the viewport: nothing of three.js loads before (machine3d.js is
 // imported then, and it imports three from our own /vendor/). The canvas sits in the view most
 // on screen; a view it has left keeps a still of its last frame.
 //
 // Without WebGL, with prefers-reduced-motion, in print and without scripts the views stay hidden
-// and the page keeps the server's 2D diagram of the parts (section 13).
+// and the page keeps the server's 2D diagram of the parts (the `parts` section).
 const reducedMotion = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
 // WebGL at all, and whether it is a software renderer (SwiftShader, llvmpipe): those draw every

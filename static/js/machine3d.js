@@ -1,4 +1,4 @@
-// The bench as one procedural three.js machine (sections 13 and 14). Everything is drawn from code:
+// The bench as one procedural three.js machine (the `parts` and `bench` sections). Everything is drawn from code:
 // no model files, no textures but those painted here on a canvas. The machine has no clock of its
 // own: its pose is a pure function of (pass, f) — the pass of the traced run shown and how far
 // through it (0..1) — plus the view (camera, exploded share). Time moves only through step(dt),

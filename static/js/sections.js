@@ -116,6 +116,20 @@ class Section {
     }
   }
 
+  // Busy while `work` runs (the lab sending its text again); requests it starts keep the section
+  // busy until they come back.
+  async busyWhile(work) {
+    const hold = Symbol("work");
+    this.waiting.add(hold);
+    this.el.setAttribute("aria-busy", "true");
+    try {
+      return await work();
+    } finally {
+      this.waiting.delete(hold);
+      if (!this.waiting.size) this.el.removeAttribute("aria-busy");
+    }
+  }
+
   apply(unit, { data, html }) {
     this.data.set(unit, data);
     if (html) {

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from serving import labtexts
 from sim import usertext
 from tests.browser.util import open_fold
 
@@ -48,9 +49,12 @@ def test_forgotten_text_is_sent_again(page, live_url):
     page.fill("#lab-textarea", REFRAIN + " Once more.")
     page.click("[data-act=use-text]")
     page.wait_for_selector("[data-widget=lab][data-source=text]", timeout=60_000)
+    # Every part answered for the text first: a part still on its way would find the text gone
+    # and have it sent again before the change below.
+    page.wait_for_function("() => !document.querySelector('#lab[aria-busy=true]')", timeout=60_000)
     # The server forgets every text: no worker holds it and the shared store lost it too (a
     # store evicting it, or a server without one).
-    usertext.CACHE.clear()
+    labtexts.CACHE.clear()
     for f in Path(os.environ["SPECDEC_TEXT_DIR"]).glob("*.txt"):
         f.unlink()
     with page.expect_response(lambda r: "/api/lab/text" in r.url and r.status == 200, timeout=60_000):

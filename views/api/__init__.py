@@ -1,19 +1,23 @@
 """The JSON API blueprint (`/api/...`).
 
-Route modules each do `from views.api import bp` and add routes; they are imported at the end
-of this file so their decorators run once the blueprint exists. Every error leaves as JSON: a bad
-parameter is a 400 naming it, anything else a JSON 404/405/500 without a traceback.
+Each route module owns a blueprint of its routes; this one holds them all under /api and answers
+every error as JSON: a bad parameter is a 400 naming it, anything else a JSON 404/405/500 without a
+traceback.
 """
 from __future__ import annotations
 
-from flask import Blueprint, jsonify, request
+from flask import Blueprint, current_app, jsonify, request
 from flask_babel import gettext as _
 from werkzeug.exceptions import HTTPException
 
-from sim.params import join
-from views.params import ParamError
+from sim.param import ParamError, join
+from views.api import dist, lab, roofline, sections, speculative, tree
 
 bp = Blueprint("api", __name__, url_prefix="/api")
+for _routes in (dist, lab, roofline, sections, speculative, tree):
+    bp.register_blueprint(_routes.bp)
+for _exc, _handler in lab.ERRORS.items():
+    bp.register_error_handler(_exc, _handler)
 
 
 @bp.after_request
@@ -55,12 +59,7 @@ def http_error_json(e: HTTPException):
 
 @bp.errorhandler(Exception)
 def _unexpected(e: Exception):  # pragma: no cover - a bug path; logged, never shown
-    from flask import current_app
     current_app.logger.exception("API error on %s", request.full_path)
     body = {"error": {"param": None, "allowed": None,
                       "message": _("Something went wrong on the server."), "status": 500}}
     return jsonify(body), 500
-
-
-# Route modules register themselves on `bp`; keep these imports last.
-from views.api import dist, lab, roofline, sections, speculative, tree  # noqa: E402,F401

@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import numpy as np
-from flask import jsonify, request
+from flask import Blueprint, jsonify, request
 
 from corpus.text import tokenize
 from sim.ngram import load_models
-from views.api import bp
 from sim import params as P
 from views.params import parse
+
+bp = Blueprint("dist", __name__)   # under /api (views/api/__init__.py)
 
 
 def dist_json(lang: str, model: str, context: str, top: int) -> dict:

@@ -1,4 +1,4 @@
-"""JSON routes for section 15, the lab: a reader's own text, runs on it, tubes, the break-even map.
+"""JSON routes for the `lab` section, the lab: a reader's own text, runs on it, tubes, the break-even map.
 
   POST /api/lab/text?lang=en|zh   body: the text (≤ 2 MB, any of sim.usertext's encodings)
                                   -> {"text": sha256, tokens, ..., "encoding": what it was read as}
@@ -11,26 +11,27 @@
 A ``text`` this process does not hold is counted again from the shared store (serving.textstore);
 one the store does not have either answers 404 with an error naming ``text``, and the browser
 then sends the text again and retries. A process already counting as many texts as it may
-answers 503 with Retry-After (sim.usertext.COUNTING).
+answers 503 with Retry-After (serving.labtexts.COUNTING).
 """
 from __future__ import annotations
 
-from flask import jsonify, request
+from flask import Blueprint, jsonify, request
 from flask_babel import gettext as _
 
-from serving import textstore
+from serving import labtexts, textstore
 from sim import params as P
 from sim import usertext
-from views import sections_lab as lab
-from views.api import bp
-from views.params import ParamError, cap_positions, parse
+from views.sections import lab
+from sim.param import ParamError
+from views.params import cap_positions, parse
+
+bp = Blueprint("lab", __name__)   # under /api (views/api/__init__.py)
 
 
 def upload_allowed() -> str:
     return _("text of 50 tokens to 2 MB in UTF-8, UTF-16, GB18030 (GBK), Big5 or windows-1252")
 
 
-@bp.errorhandler(lab.UnknownText)
 def _unknown(_e):
     # Any lab route given a text this process no longer has (another worker, a restart, an
     # evicted entry): 404 naming `text`, and the browser sends the text again.
@@ -39,8 +40,7 @@ def _unknown(_e):
     return jsonify(body), 404
 
 
-@bp.errorhandler(usertext.Busy)
-def _busy(e: usertext.Busy):
+def _busy(e: labtexts.Busy):
     # This worker is counting as many texts as it may: a moment later it (or another) will not be.
     body = {"error": {"param": "text", "allowed": upload_allowed(), "status": 503,
                       "message": _("The server is counting other texts; it will try yours again in a moment.")}}
@@ -50,7 +50,6 @@ def _busy(e: usertext.Busy):
     return resp
 
 
-@bp.errorhandler(TimeoutError)
 def _timed_out(_e: TimeoutError):
     # Nothing here runs under a timer any more (the tokenizer did: NLTK 3.10's 5 s wall clock),
     # but whatever times out, on any API route, is the server's load, not the request: 503.
@@ -72,7 +71,7 @@ def lab_text():
     raw = request.stream.read(usertext.MAX_BYTES + 1)
     try:
         dec = usertext.decode(raw)
-        ut = usertext.load_text(dec, v["lang"], store=textstore.current())
+        ut = labtexts.load_text(dec, v["lang"], store=textstore.current())
     except usertext.TextError as e:
         raise ParamError("text", upload_allowed(), lab.text_error_message(e)) from None
     resp = jsonify({**lab.text_info(ut), "encoding": dec.encoding})
@@ -111,3 +110,8 @@ def lab_tubes():
 def lab_breakeven():
     v = parse(request.args, P.API_LAB_MAP)
     return jsonify(lab.breakeven_json(v["gamma"], v["c"]))
+
+
+# Errors any API route may meet (a text named in the URL, the counting gate, a timer): the API's
+# blueprint answers them for all its routes.
+ERRORS = {lab.UnknownText: _unknown, labtexts.Busy: _busy, TimeoutError: _timed_out}

@@ -6,12 +6,13 @@ same templates that rendered the page, so no number is formatted twice.
 """
 from __future__ import annotations
 
-from flask import abort, jsonify, request
+from flask import Blueprint, abort, jsonify, request
 
 from sim import params as P
-from views.api import bp
 from views.params import parse
 from views.sections import UNITS, answer, live_html
+
+bp = Blueprint("sections", __name__)   # under /api (views/api/__init__.py)
 
 
 @bp.get("/section/<unit>")

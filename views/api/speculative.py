@@ -5,11 +5,10 @@ The caps keep any single request to a few tens of milliseconds of model work.
 """
 from __future__ import annotations
 
-from flask import jsonify, request
+from flask import Blueprint, jsonify, request
 
 from sim import params as P
-from views import sections_speculative as sc
-from views.api import bp
+from views.sections import speculative as sc
 from views.params import CAPPED_TRACED, cap_positions, parse
 
 # Target positions one run may cover, tokens × (γ+1): the target reads every position of every
@@ -18,6 +17,8 @@ from views.params import CAPPED_TRACED, cap_positions, parse
 # 200 at γ ≤ 3 (the widgets' traced runs are 40 and 60 tokens).
 MAX_POSITIONS = P.TOKENS_MAX * 9
 MAX_TRACED_POSITIONS = MAX_POSITIONS // 2
+
+bp = Blueprint("speculative", __name__)   # under /api (views/api/__init__.py)
 
 
 @bp.get("/run")

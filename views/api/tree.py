@@ -1,4 +1,4 @@
-"""JSON routes for token trees (section 11): a run with one pass traced, tubes for trees, and what a
+"""JSON routes for token trees (the `trees` section): a run with one pass traced, tubes for trees, and what a
 node budget buys on the roofline.
 
   GET /api/tree         lang, draft, shape, sampling, rule, n, k, d, greedy, tokens, trace, seed, context
@@ -6,30 +6,32 @@ node budget buys on the roofline.
   GET /api/tree/budget  lang, draft, k, d, gpu, model, batch, ctx (or context), c
 
 Thin on purpose: validate with the declarations (sim/params.py), check the joint caps, call the
-helpers of views/sections_trees.py (the page's own), return JSON. The caps (FIXED_WORK,
+helpers of views/sections/trees.py (the page's own), return JSON. The caps (FIXED_WORK,
 EAGLE_WORK, TREE_TUBE_PASSES there and in sim/params.py) keep a request within the CPU of the
 other routes (bench/cpu.py, README). A refusal names a parameter the request gave.
 """
 from __future__ import annotations
 
-from flask import jsonify, request
+from flask import Blueprint, jsonify, request
 from flask_babel import gettext
 
 from sim import params as P
-from views import sections_trees as tr
-from views.api import bp
+from sim.param import N_
+from views.sections import trees as tr
 from views.params import parse
 
-CAPPED_FIXED = P.N_("%(name)s must be %(allowed)s for a tree of %(n)s guesses; %(value)s is out of range.")
-CAPPED_EAGLE = P.N_("%(name)s must be %(allowed)s for EAGLE-2's tree with k = %(k)s and d = %(d)s; "
+CAPPED_FIXED = N_("%(name)s must be %(allowed)s for a tree of %(n)s guesses; %(value)s is out of range.")
+CAPPED_EAGLE = N_("%(name)s must be %(allowed)s for EAGLE-2's tree with k = %(k)s and d = %(d)s; "
                     "%(value)s is out of range.")
-TOP_ONLY = P.N_("%(name)s must be top for EAGLE-2's tree and for greedy decoding, which take the draft's "
+TOP_ONLY = N_("%(name)s must be top for EAGLE-2's tree and for greedy decoding, which take the draft's "
                 "likeliest tokens, not “%(value)s”.")
-TOO_FEW = P.N_("%(name)s must be %(allowed)s for %(k)s separate sequences (at least one guess each); "
+TOO_FEW = N_("%(name)s must be %(allowed)s for %(k)s separate sequences (at least one guess each); "
                "%(value)s is out of range.")
-NO_PASS = P.N_("%(name)s must be %(allowed)s: the run made %(passes)s passes; %(value)s is out of range.")
-CAPPED_PASSES = P.N_("%(name)s must be %(allowed)s when each round has %(trials)s trials (at most %(most)s "
+NO_PASS = N_("%(name)s must be %(allowed)s: the run made %(passes)s passes; %(value)s is out of range.")
+CAPPED_PASSES = N_("%(name)s must be %(allowed)s when each round has %(trials)s trials (at most %(most)s "
                      "passes a request); %(value)s is out of range.")
+
+bp = Blueprint("tree", __name__)   # under /api (views/api/__init__.py)
 
 
 @bp.get("/tree")

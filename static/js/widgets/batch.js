@@ -1,4 +1,4 @@
-// Section 2: tokens per second against batch size, drawn from the section's answer. Each curve
+// The `batch` section: tokens per second against batch size, drawn from the section's answer. Each curve
 // ends where its streams stop fitting in memory (the limit marked); the published measurements
 // taken on the chosen GPU and model are drawn as points beside the ideal.
 import { lazyChart, baseLayout, colours, countHover, upToLimit, limitMark, PLOT_CONFIG } from "../charts.js";

@@ -1,4 +1,4 @@
-// Section 14, the bench: presets, every control together, the tape and the gauges of the current
+// The `bench` section, the bench: presets, every control together, the tape and the gauges of the current
 // pass (helpers from the tape and rule widgets). The answer-driven numbers (α, the formula, the
 // speed on paper) are the section's live text; this steps through the run.
 import { num } from "../format.js";

@@ -1,4 +1,4 @@
-// Section 3 "Let a small model guess": the draft runs γ times, writing one guess (with its q)
+// The `draft` section "Let a small model guess": the draft runs γ times, writing one guess (with its q)
 // each time; then the target runs once with γ + 1 positions lit. Each Step is one phase.
 import { h, storyT } from "../dom.js";
 import { prob } from "../format.js";

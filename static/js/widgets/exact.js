@@ -1,7 +1,7 @@
-// Section 6 "The same distribution": two tubes filled from one context, plain sampling from p
+// The `exact` section "The same distribution": two tubes filled from one context, plain sampling from p
 // (left) and speculative decoding's first token (right); the readouts, the chance of catching a
 // wrong rule and the greedy comparison are the section's live text. This draws the tubes from the
-// answer's columns (views/sections_speculative.tube_view: p and the counts per token): one ball per
+// answer's columns (views/sections/speculative.py: tube_view: p and the counts per token): one ball per
 // draw while balls stay big enough to see, stacked bars past that (as the server draws them).
 import { svg } from "../dom.js";
 import { params } from "../state.js";

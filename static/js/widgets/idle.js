@@ -1,4 +1,4 @@
-// Section 9: speculation against batch size on paper, where it stops paying, long contexts.
+// The `idle` section: speculation against batch size on paper, where it stops paying, long contexts.
 // Both charts draw the section's answer; the numbers around them are its live text. Every curve
 // ends where its streams stop fitting in memory (the limit marked), and the published
 // measurements taken on the chosen GPU and model are drawn as points beside the ideal.
@@ -106,7 +106,7 @@ export function mount(el, ctx) {
   const draw = (a) => {
     one(a);
     two(a);
-    // Unset, α is the one section 7 measures: the slider shows it.
+    // Unset, α is the one the `alpha` section measures: the slider shows it.
     if (a.measured) {
       for (const c of alphaControls) if (c !== document.activeElement) c.value = String(a.idle.alpha);
     }

@@ -1,4 +1,4 @@
-// Section 15, the lab: the bench on the reader's own text. The text stays in this browser (memory
+// The `lab` section, the lab: the bench on the reader's own text. The text stays in this browser (memory
 // and sessionStorage); the server keeps its models under the text's sha256 (the `text` parameter).
 // Everything the lab shows is the section's live text, answered part by part (sections.js); this
 // sends the text, sends it again when an answer says the server no longer has it, and draws the
@@ -161,8 +161,12 @@ export function mount(el, ctx) {
     resending = true;
     try {
       status.textContent = t("resending");
-      await send(kept.text, kept.lang);
-      for (const unit of TEXT_UNITS) ctx.section.refresh(unit, { again: true });
+      // The section stays busy from the book's answer until the text's: the parts are asked for
+      // again before the hold ends, so "not busy" never shows the stand-in as the last word.
+      await ctx.section.busyWhile(async () => {
+        await send(kept.text, kept.lang);
+        for (const unit of TEXT_UNITS) ctx.section.refresh(unit, { again: true });
+      });
     } catch (err) {
       status.textContent = err.message;
     } finally {

@@ -1,4 +1,4 @@
-// Section 1: the sweep over the weights, one sweep per token written. The numbers around it are
+// The `onebyone` section: the sweep over the weights, one sweep per token written. The numbers around it are
 // the section's live text (sections.js); this only counts the sweeps.
 import { num } from "../format.js";
 

@@ -1,10 +1,10 @@
-// Section 13: the labelled diagram. Each part is already a link; this only lights the part in
+// The `parts` section: the labelled diagram. Each part is already a link; this only lights the part in
 // the drawing while its entry in the list below has the pointer or the focus, and vice versa.
 // The part is drawn twice (wide: .parts-part, phones: .parts-tile; CSS shows one), so both light.
 import { machineView } from "../machine.js";
 
-// The bench's run as the page shipped it (section 14's answer), for the exploded machine to show
-// one pass of; a page or embed without section 14 shows the machine at rest.
+// The bench's run as the page shipped it (the `bench` section's answer), for the exploded machine to show
+// one pass of; a page or embed without the `bench` section shows the machine at rest.
 function benchAnswer() {
   const s = document.querySelector('script[data-answer="bench"]');
   try { return s ? JSON.parse(s.textContent) : null; } catch { return null; }

@@ -1,8 +1,8 @@
-// Section 5 "The rule for passing": one gauge per guess, the column at p/q (full scale 1) and a
+// The `rule` section "The rule for passing": one gauge per guess, the column at p/q (full scale 1) and a
 // line at the random r; on a refusal, the residual max(0, p − q) the replacement is drawn from.
 // Under greedy decoding a guess is checked by comparing the two favourites, so each card sets the
 // draft's likeliest token (with q) beside the target's (with p): "=" kept, "≠" refused.
-// renderGauges / renderResidual are exported for the bench (section 14). The server draws the
+// renderGauges / renderResidual are exported for the bench (the `bench` section). The server draws the
 // same first view (templates/plate/widgets/_gauges.html).
 import { h, storyT, svg as s } from "../dom.js";
 import { num, prob } from "../format.js";

@@ -1,4 +1,4 @@
-// Section 10: pick Medusa, EAGLE or lookahead to see its one-pass diagram and its facts (the WAI-ARIA
+// The `selfdraft` section: pick Medusa, EAGLE or lookahead to see its one-pass diagram and its facts (the WAI-ARIA
 // tabs pattern).
 export function mount(el, ctx) {
   const tabs = [...el.querySelectorAll('[role="tab"]')];

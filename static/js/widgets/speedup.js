@@ -1,4 +1,4 @@
-// Section 8 "How much faster": speed-up against γ for the measured (or chosen) α and the draft's
+// The `speedup` section "How much faster": speed-up against γ for the measured (or chosen) α and the draft's
 // cost c, the best γ marked. Numbers and the fallback drawing are the section's live text; this
 // draws the plotly chart and keeps the α slider on the measured value until the reader moves it.
 import { lazyChart, colours, PLOT_CONFIG } from "../charts.js";

@@ -1,6 +1,6 @@
-// Section 4 "Until the first wrong guess": the token tape grows one pass of the target at a time.
+// The `tape` section "Until the first wrong guess": the token tape grows one pass of the target at a time.
 // A dot marks a kept guess; a diamond marks a token the target wrote itself (replacement or bonus).
-// renderTape / tapeCell are exported for the bench (section 14).
+// renderTape / tapeCell are exported for the bench (the `bench` section).
 import { h } from "../dom.js";
 import { num, paren } from "../format.js";
 import { player } from "../player.js";

@@ -1,9 +1,9 @@
-// Section 11 "Many guesses at once": one tree pass stepped through (the tree with q and p at every
+// The `trees` section "Many guesses at once": one tree pass stepped through (the tree with q and p at every
 // node, the walk with each check and its random number, the residual after each refused sibling,
 // the tokens written, the attention mask); tubes for a tree pass's first token, the rule a choice;
 // tokens per pass and speed-up against the node budget, and the best chain and tree against the
 // batch (plotly, fetched when the charts come near). Everything drawn comes from the parts' answers
-// (views/sections_trees.py), the nodes' coordinates included, so this drawing and the server's
+// (views/sections/trees.py), the nodes' coordinates included, so this drawing and the server's
 // (the first view, and the view without scripts) agree.
 import { depth, h, storyT, svg as s } from "../dom.js";
 import { colon, comma, count, gap, num, paren, prob, times } from "../format.js";
@@ -14,7 +14,7 @@ import { renderTube } from "./exact.js";
 
 const ROUNDS_MAX = params.trounds?.hi ?? 4;
 const SEED_MAX = params.tpass?.hi ?? 2147483647;
-const DRAWN = ["chain", "topk", "dynamic", "best", "sequoia"];   // views/sections_trees.CHART_METHODS
+const DRAWN = ["chain", "topk", "dynamic", "best", "sequoia"];   // views/sections/trees.py: CHART_METHODS
 
 // As Jinja's truncate(n, true, "…", 0) on the server.
 const cut = (text, n) => (text.length <= n ? text : `${text.slice(0, n - 1)}…`);
@@ -278,7 +278,7 @@ export function mount(el, ctx) {
     if (!plainSvg) return;
     const data = a.tubes;
     const total = data.rounds * data.trials;
-    // The server's columns (views/sections_trees.tube_cols), drawn as section 6 draws its tubes.
+    // The server's columns (views/sections/trees.py: tube_cols), drawn as the `exact` section draws its tubes.
     renderTube(plainSvg, a.cols, "plain", total, t);
     renderTube(treeTube, a.cols, "tree", total, t);
     el.dataset.trule = data.rule;

@@ -1,15 +1,15 @@
-"""Section 11, "Many guesses at once": token trees on the counted models (issue 13), in three parts,
+"""The `trees` section, "Many guesses at once": token trees on the counted models (issue 13), in three parts,
 each one answer from the parameters it reads (sim/params.py) and each within the CPU budget of one
 request, like the lab's (but for a budget table this process has not made yet: README):
 
-* ``trees.pass``: a short run with a tree every pass (``sim.tree_rules.generate_tree``), one pass of
+* ``trees.pass``: a short run with a tree every pass (``sim.tree.rules.generate_tree``), one pass of
   it traced for stepping through (the tree with q and p at every node, the walk with every check and
   its uniform, the residual after each refused sibling, the tokens written, the attention mask), and
   the metrics a serving engine prints for the run (vLLM's SpecDecodingLogging line);
 * ``trees.tubes``: plain sampling against the first token of a tree pass, the rule a choice
-  (``sim.tree_tubes``), with a chi-square test of each tube;
+  (``sim.tree.tubes``), with a chi-square test of each tube;
 * ``trees.budget``: tokens per pass and speed-up against the node budget for chains and trees on the
-  chosen GPU, model, batch and context (``sim.tree_budget``, ``sim.tree_cost``: Sequoia §4.1 on the
+  chosen GPU, model, batch and context (``sim.tree.budget``, ``sim.tree.cost``: Sequoia §4.1 on the
   roofline, memory capacity included), and the batch from which trees stop paying.
 
 The JSON helpers are shared with views/api/tree.py, so the page and the API give the same numbers
@@ -20,10 +20,16 @@ from __future__ import annotations
 import numpy as np
 from flask_babel import gettext as _
 
+from corpus.text import LANGUAGES
 from sim import params as P
 from sim import roofline, theory
+from sim import tree as trees
 from sim.ngram import load_models
-from views import sections_speculative as sc
+from sim.tree import METHODS, NATURAL, WRONG, Plan, budget_table, generate_tree, is_exact
+from sim.tree import acceptance as fitted
+from sim.tree import run_tree_tubes, star, tree_tubes_context
+from views.sections import shared
+from views.sections.roofline import capacity, section9_best
 
 # Caps, in the work a request may do (bench/cpu.py, README: 8 to 18 ms of CPU at the caps, where
 # /api/run's traced runs take 10 to 20 ms in the same run).
@@ -35,8 +41,8 @@ FIXED_WORK = 2000
 EAGLE_WORK = 2400
 PAGE_TOKENS = 40          # tokens the page's run writes (fewer where the caps say)
 TOP = 6                   # tokens listed for p, the residual and the draws
-STAR = 8                  # guesses for the first token in the page's tubes (sim.tree_tubes.STAR)
-TUBE_SHOWN = 7            # tokens with their own column in a tube (as section 6)
+STAR = 8                  # guesses for the first token in the page's tubes (sim.tree.tubes.STAR)
+TUBE_SHOWN = 7            # tokens with their own column in a tube (as the `exact` section)
 TABLE_NS = (1, 2, 4, 8, 16, 32, 64)   # budgets the chart's fallback table lists (and the reader's n)
 CHART_METHODS = ("chain", "topk", "dynamic", "best", "sequoia")   # drawn (not the greedy chain)
 # The SVG of a tree: columns by depth, rows by leaf (views and static/js/widgets/trees.js draw
@@ -68,7 +74,6 @@ def tokens_cap(shape: str, n: int, k: int, d: int) -> int:
 def resolve(shape: str, n: int, k: int, sampling: str | None, rule: str | None, greedy: bool = False) -> dict:
     """What runs: EAGLE-2's tree and greedy mode take the draft's likeliest tokens (sampling top);
     k separate sequences need k ≤ n; the rule defaults to the sampling's own exact one."""
-    from sim.tree_rules import NATURAL
     forced = shape == "dynamic" or greedy
     used = "top" if forced else (sampling or "wor")
     k_used = min(k, n) if shape == "sequences" else k
@@ -83,14 +88,12 @@ def resolve(shape: str, n: int, k: int, sampling: str | None, rule: str | None, 
 
 
 def acceptance(lang: str, draft: str) -> dict:
-    from sim.tree_budget import acceptance as fitted
     return fitted(lang, draft)
 
 
 def make_plan(lang: str, draft: str, shape: str, n: int, k: int, d: int, sampling: str):
     """The plan of each pass (``sim.tree.plan``); Sequoia's best shape is fitted to the acceptance
     its own sampling gets (the top-k vector for ``top``, Sequoia's for the sampled ones)."""
-    from sim import tree as trees
     P_ = None
     if shape == "best":
         fit = acceptance(lang, draft)
@@ -104,7 +107,6 @@ def _is_chain(plan) -> bool:
 
 def exactness(sampling: str, rule: str, chain: bool) -> dict:
     """Whether the rule keeps p's distribution on children filled by ``sampling``, and why not."""
-    from sim.tree_rules import WRONG, is_exact
     exact = is_exact(sampling, rule, chain)
     why = None if exact else ("-".join((sampling, rule)) if (sampling, rule) in WRONG else "other")
     return {"exact": exact, "why": why, "chain": chain}
@@ -195,12 +197,11 @@ def run_json(lang: str, draft: str, shape: str, n: int, k: int, d: int, sampling
     """A run of ``tokens`` tokens (None: as many as the caps allow, up to 40), a tree each pass,
     and one pass in full (``trace``; None: the one the page opens on; NoSuchPass if the run made
     fewer)."""
-    from sim.tree_rules import generate_tree
     r = resolve(shape, n, k, sampling, rule, greedy)
     plan = make_plan(lang, draft, shape, n, r["k"], d, r["sampling"])
     tokens = tokens if tokens is not None else max(1, min(PAGE_TOKENS, tokens_cap(shape, n, r["k"], d)))
     models = load_models(lang)
-    M, ctx_tokens, ids = sc._context_ids(lang, context)
+    M, ctx_tokens, ids = shared.context_ids(lang, context)
     run = generate_tree(M, models[draft], ids, tokens, plan, np.random.default_rng(seed), rule=r["rule"],
                         greedy=greedy)
     at = _pick_pass(run.steps) if trace is None else trace
@@ -229,14 +230,14 @@ def run_json(lang: str, draft: str, shape: str, n: int, k: int, d: int, sampling
         "tree_sizes": {"min": min(sizes), "max": max(sizes)},
         "pass_no": at, "pass_number": at + 1, "pass": pj,
         # The chain with as many guesses (γ = n): tokens per pass on average, from α measured on
-        # the same positions the shapes are fitted to (sections 7-8's formula).
+        # the same positions the shapes are fitted to (the formula of the sections `alpha` to `speedup`).
         "chain": {"gamma": n, "alpha": fit["alpha"], "tokens_per_pass": theory.expected_tokens(fit["alpha"], n)},
         "acceptance": fit["acceptance"][1:4],
     }
 
 
 def joined(tokens, lang: str) -> str:
-    return ("" if lang == "zh" else " ").join(tokens)
+    return LANGUAGES[lang].joiner.join(tokens)
 
 
 def pass_part(lang: str, v: dict) -> dict:
@@ -248,7 +249,7 @@ def pass_part(lang: str, v: dict) -> dict:
     wpp = np.asarray(out["written_per_pass"], dtype=float)
     # Two standard errors of the run's mean tokens per pass: a short run scatters (17 passes: ±0.6).
     margin = float(2 * wpp.std(ddof=1) / np.sqrt(wpp.size)) if wpp.size > 1 else None
-    return {**out, "draft_name": sc.draft_name(v["draft"]), "context_text": joined(out["context"], lang),
+    return {**out, "draft_name": shared.draft_name(v["draft"]), "context_text": joined(out["context"], lang),
             "tpp_margin": margin,
             "written_text": joined(written, lang), "n_written": len(written),
             "n_nodes": pj["tree"]["n"], "depth": pj["tree"]["depth"],
@@ -256,7 +257,7 @@ def pass_part(lang: str, v: dict) -> dict:
             "n_refused": sum(not c["accepted"] for w in pj["walk"] for c in w["checks"]),
             "why_text": why_text(out["why"], out["plan"]["natural"]),
             # The predict-first answer's numbers (paths of their own: it sits in a closed box).
-            "answer": {"draft": sc.draft_name(v["draft"]), "p1": out["acceptance"][0], "p2": out["acceptance"][1]}}
+            "answer": {"draft": shared.draft_name(v["draft"]), "p1": out["acceptance"][0], "p2": out["acceptance"][1]}}
 
 
 def why_text(why: str | None, natural: str) -> str:
@@ -283,18 +284,15 @@ def rule_name(rule: str) -> str:
 def tubes_json(lang: str, draft: str, sampling: str, rule: str | None, k: int, rounds: int, trials: int,
                seed: int, context: str = "") -> dict:
     """Plain sampling against a tree pass's first token from one context (default: where the
-    mistakes show most, ``sim.tree_tubes.tree_tubes_context``), k guesses for it."""
-    from sim.tree import Plan
-    from sim.tree_rules import NATURAL
-    from sim.tree_tubes import run_tree_tubes, star, tree_tubes_context
+    mistakes show most, ``sim.tree.tubes.tree_tubes_context``), k guesses for it."""
     models = load_models(lang)
     M = models["trigram"]
     if context:
-        ctx_tokens = sc.tokenize(context, lang)
+        ctx_tokens = shared.tokenize(context, lang)
     else:
         ctx_tokens = list(tree_tubes_context(lang))
     rule = rule or NATURAL[sampling]
-    out = sc._plain(run_tree_tubes(M, models[draft], M.encode(ctx_tokens), Plan.fixed(star(k), sampling), rule,
+    out = shared.plain(run_tree_tubes(M, models[draft], M.encode(ctx_tokens), Plan.fixed(star(k), sampling), rule,
                                    rounds, trials, np.random.default_rng(seed)))
     out["context"] = ctx_tokens
     out["k"] = k
@@ -337,14 +335,12 @@ def tubes_part(lang: str, v: dict) -> dict:
 
 def budget_json(lang: str, draft: str, k: int, d: int, gpu: str, model: str, batch: int, ctx: int, c: float) -> dict:
     """The budget table (kept per process), its curves at this batch and the batch scan."""
-    from sim import tree_cost
-    from sim.tree_budget import budget_table
-    from views.sections_roofline import weight_gpus
     table = budget_table(lang, draft, k, d)
-    # On the GPUs the weights need, as sections 1, 2 and 9 (the 70B on two 80 GB GPUs).
-    n = weight_gpus(roofline.GPUS[gpu], roofline.MODELS[model])
-    return {"table": table, "curves": tree_cost.curves(table, gpu, model, batch, ctx, c, gpus=n),
-            "batch_scan": tree_cost.batch_scan(table, gpu, model, ctx, c, gpus=n)}
+    # On the GPUs the weights need, as the `onebyone`, `batch` and `idle` sections (the 70B on two
+    # 80 GB GPUs).
+    n = shared.weight_gpus(roofline.GPUS[gpu], roofline.MODELS[model])
+    return {"table": table, "curves": trees.curves(table, gpu, model, batch, ctx, c, gpus=n),
+            "batch_scan": trees.batch_scan(table, gpu, model, ctx, c, gpus=n)}
 
 
 def method_name(m: str) -> str:
@@ -358,7 +354,6 @@ def _rounded(xs, digits: int = 4) -> list:
 
 
 def budget_part(lang: str, v: dict) -> dict:
-    from sim.tree_cost import METHODS
     b = budget_json(lang, v["draft"], v["k"], v["d"], v["gpu"], v["model"], v["batch"], v["ctx"], v["c"])
     cu, scan = b["curves"], b["batch_scan"]
     n = v["n"]
@@ -384,8 +379,7 @@ def budget_part(lang: str, v: dict) -> dict:
     case = ("none" if not rows else "never" if stop == rows[0]["batch"] else "stop" if stop is not None
             else "memory" if full is not None else "always")
     g, m = roofline.GPUS[v["gpu"]], roofline.MODELS[v["model"]]
-    from views.sections_roofline import capacity, section9_best
-    # Section 9's best chain for the same inputs (sampled guesses, γ ≤ 16): the same figure as
+    # The `idle` section's best chain for the same inputs (sampled guesses, γ ≤ 16): the same figure as
     # this section's chain of sampled guesses when its best budget is at most 16.
     s9 = section9_best(lang, v)
     chain_m = cu["methods"]["chain"]
@@ -394,7 +388,7 @@ def budget_part(lang: str, v: dict) -> dict:
     return {
         "gpu": {"key": g.key, "label": g.label}, "model": {"key": m.key, "label": m.label},
         "n": n, "batch": v["batch"], "ctx": v["ctx"], "c": v["c"], "k": v["k"], "d": v["d"],
-        "draft_name": sc.draft_name(v["draft"]),
+        "draft_name": shared.draft_name(v["draft"]),
         "alpha": b["table"]["alpha"], "contexts": b["table"]["contexts"], "p1": b["table"]["acceptance"][1],
         # Sampled guesses against the draft's likeliest: which writes more at the reader's n.
         "likeliest_below_sampled": topk_n < chain_n,
@@ -403,7 +397,7 @@ def budget_part(lang: str, v: dict) -> dict:
         "methods": methods, "verdict": verdict,
         "capacity": capacity(v["gpu"], v["model"], v["batch"], v["ctx"]),
         "section9": s9,
-        # Why this section's best chain is not section 9's: it takes the draft's likeliest tokens.
+        # Why this section's best chain is not the `idle` section's: it takes the draft's likeliest tokens.
         "likeliest_chain_wins": bool(verdict and verdict["best_chain"]["method"] == "greedy_chain"),
         # A depth limit shorter than the best chain caps every tree (a chain is a tree).
         "depth_capped": bool(verdict and not verdict["tree_beats_chain"]

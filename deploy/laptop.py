@@ -13,6 +13,8 @@ import errno
 import socket
 import sys
 
+from app import create_app
+
 DEFAULT_PORT = 8000
 THREADS = 8          # a class of 30 at once: each page asks a handful of answers
 
@@ -50,7 +52,6 @@ def qr_text(url: str) -> str:
 
 
 def make_app(names: list[str]):
-    from app import create_app
     return create_app({"SERVER_HOSTS": " ".join(names)})
 
 

@@ -1,7 +1,7 @@
 """Tubes for trees: plain sampling from the target against the first token of a tree pass.
 
 As in ``sim.tubes``, one tube lets the target p draw the next token itself and the other keeps the
-first token a verification pass writes; here the pass checks a tree of guesses (``sim.tree_rules``)
+first token a verification pass writes; here the pass checks a tree of guesses (``sim.tree.rules``)
 with the rule as a choice, exact or wrong. A chi-square test of each tube's counts against p says
 whether the difference is chance. Only the root's children decide the first token, so the tubes
 use a star: k guesses for the next token and nothing deeper.
@@ -27,12 +27,12 @@ from typing import Sequence
 
 import numpy as np
 
-from . import examples
-from .ngram import NGramModel, load_models
-from .tree import Plan, without
-from .tree_rules import check_children, check_rule, is_exact, tree_step
-from .tree_shape import Shape
-from .tubes import chi_square
+from .. import examples
+from ..ngram import NGramModel, load_models
+from .fill import Plan, without
+from .rules import check_children, check_rule, is_exact, tree_step
+from .shape import Shape
+from ..tubes import chi_square
 
 MIN_COUNT = 20      # a context the trigram has really seen (as sim.examples)
 STAR = 8            # guesses for the first token in the tubes
@@ -46,7 +46,7 @@ def star(k: int = STAR) -> Shape:
 def first_tokens(target: NGramModel, draft: NGramModel, context: Sequence[int], plan: Plan, rule: str,
                  n: int, rng: np.random.Generator) -> np.ndarray:
     """The first token written by each of n independent tree passes from ``context``, through
-    ``sim.tree_rules.tree_step`` (the whole tree drawn, checked and walked)."""
+    ``sim.tree.rules.tree_step`` (the whole tree drawn, checked and walked)."""
     return np.fromiter((tree_step(target, draft, context, plan, rng, rule=rule).written[0][0]
                         for _ in range(n)), dtype=np.int64, count=n)
 

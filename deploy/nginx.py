@@ -1,4 +1,4 @@
-"""The front proxy's configuration: ``python3 -m serving.nginx --listen ADDR --upstream unix:PATH
+"""The front proxy's configuration: ``python3 -m deploy.nginx --listen ADDR --upstream unix:PATH
 --run-dir DIR`` prints an nginx.conf that serves ADDR and passes every request to gunicorn.
 
 Why a proxy (issue 16; the figures are in the README): gunicorn's gthread worker gives a thread to
@@ -21,8 +21,16 @@ import shutil
 import sys
 from pathlib import Path
 
+from flask_babel import force_locale
+from flask_babel import gettext as _
 from jinja2 import DictLoader, Environment, StrictUndefined
+
+from app import CSP, SITE, create_app
 from corpus.text import LANGS
+from serving import vendor
+from sim.usertext import MAX_BYTES
+from views.api.lab import upload_allowed
+from views.caching import static_version
 
 HERE = Path(__file__).resolve().parent
 
@@ -69,13 +77,7 @@ def _nginx_string(s: str) -> str:
 
 def messages() -> dict[str, dict[str, str]]:
     """What nginx may say to a reader, in each language of the app's catalog."""
-    from flask_babel import force_locale
-    from flask_babel import gettext as _
-
-    from app import create_app
-    from sim.usertext import MAX_BYTES
     app = create_app({"TESTING": True})
-    from views.api.lab import upload_allowed
     out: dict[str, dict[str, str]] = {"specdec_msg_busy": {}, "specdec_msg_too_big": {},
                                       "specdec_allowed_upload": {}, "specdec_msg_limit": {},
                                       "specdec_msg_bad": {}, "specdec_msg_not_found": {}}
@@ -100,10 +102,7 @@ def prepare_files(run_dir: str) -> dict[str, str]:
     ``run_dir`` (static/, vendor/), each beside its gzip copy, for nginx to serve itself (never
     through a gunicorn thread); the copies are what was deployed when the server started, as
     the app's ``?v=`` hashes are. Returns ``{"/static/<file>": hash}`` for the versioned URLs."""
-    import app as site
-    from serving import vendor
-    from views.caching import static_version
-    flask_app = site.create_app({"TESTING": True})
+    flask_app = create_app({"TESTING": True})
     out = Path(run_dir)
     static = out / "static"
     shutil.copytree(Path(flask_app.static_folder), static, dirs_exist_ok=True,
@@ -115,7 +114,7 @@ def prepare_files(run_dir: str) -> dict[str, str]:
     vdir = out / vendor.VENDOR_DIR
     vdir.mkdir(parents=True, exist_ok=True)
     for name in vendor.FILES:
-        src = vendor.source(name, site.SITE)
+        src = vendor.source(name, SITE)
         if src.is_file():
             shutil.copyfile(src, vdir / name)
     for f in [*static.rglob("*"), *vdir.iterdir()]:
@@ -130,9 +129,6 @@ def prepare_files(run_dir: str) -> dict[str, str]:
 def render(listen: str, upstream: str, run_dir: str, *, workers: str = "auto",
            access_log: str | None = None, log_level: str = "warn",
            static_versions: dict[str, str] | None = None, user: str | None = None) -> str:
-    from app import _CSP
-    from serving import vendor
-    from sim.usertext import MAX_BYTES
     env = Environment(loader=DictLoader({
         "nginx.conf": (HERE / "nginx.conf.j2").read_text(encoding="utf-8"),
         "headers": _HEADERS,
@@ -142,7 +138,7 @@ def render(listen: str, upstream: str, run_dir: str, *, workers: str = "auto",
         access_log={"-": "/dev/stdout", None: "off", "": "off"}.get(access_log, access_log), log_level=log_level, connections=CONNECTIONS,
         header_timeout=HEADER_TIMEOUT_S, body_timeout=BODY_TIMEOUT_S, send_timeout=SEND_TIMEOUT_S,
         keepalive_timeout=KEEPALIVE_TIMEOUT_S, retry_after=RETRY_AFTER_S, max_body=MAX_BYTES,
-        csp=_CSP.format(ancestors="'self'"), messages=messages(),
+        csp=CSP.format(ancestors="'self'"), messages=messages(),
         static_versions=static_versions or {}, vendor_names=sorted(vendor.FILES),
         vendor_max_age=365 * 24 * 3600, static_max_age=300,
         conn_per_addr=CONN_PER_ADDR, uploads_per_addr=UPLOADS_PER_ADDR, uploads_in_all=UPLOADS_IN_ALL,

@@ -12,46 +12,52 @@ drafts' table, … are asked for separately, each within the CPU cap of one requ
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from flask import current_app
 from flask_babel import lazy_gettext as _l
 
 from sim import params as P
-from views.format import tidy_zh
-from views import sections_lab, sections_roofline, sections_speculative, sections_trees
+from views.format import typeset
+from views.sections import lab as sections_lab, roofline as sections_roofline
+from views.sections import speculative as sections_speculative, trees as sections_trees
 
 
 @dataclass(frozen=True)
 class Section:
-    num: int
     anchor: str       # the public id: embeds and links use it, so it never changes
     title: object     # lazy: the table of contents and iframe titles show it
     units: tuple[str, ...]  # the answers it draws from: (anchor,), parts, or none (static)
+    num: int = 0      # its place on the plate, from 1: given by the order below, never written
 
 
-def _one(num, anchor, title, static=False):
-    return Section(num, anchor, title, () if static else (anchor,))
+def _one(anchor, title, static=False):
+    return Section(anchor, title, () if static else (anchor,))
 
 
-SECTIONS: tuple[Section, ...] = (
-    _one(1, "onebyone", _l("One token at a time")),
-    _one(2, "batch", _l("One read, many streams")),
+def _parts(anchor, title, answers):
+    return Section(anchor, title, tuple(answers))
+
+
+# The plate's order; each section's number is its place here.
+SECTIONS: tuple[Section, ...] = tuple(replace(s, num=i) for i, s in enumerate((
+    _one("onebyone", _l("One token at a time")),
+    _one("batch", _l("One read, many streams")),
     # Inside the reader follows the batch (issue 22): both lean on the lanes of one read.
-    _one(3, "reader", _l("Inside the reader")),
-    _one(4, "draft", _l("Let a small model guess")),
-    _one(5, "tape", _l("Until the first wrong guess")),
-    _one(6, "rule", _l("The rule for passing")),
-    _one(7, "exact", _l("The same distribution")),
-    _one(8, "alpha", _l("The acceptance rate α")),
-    _one(9, "speedup", _l("How much faster")),
-    _one(10, "idle", _l("It spends the idle arithmetic")),
-    _one(11, "selfdraft", _l("Without a second model")),
-    Section(12, "trees", _l("Many guesses at once"), tuple(sections_trees.ANSWERS)),
-    _one(13, "parts", _l("Taken apart"), static=True),
-    _one(14, "bench", _l("The bench")),
-    Section(15, "lab", _l("Beyond the plate"), tuple(sections_lab.ANSWERS)),
-)
+    _one("reader", _l("Inside the reader")),
+    _one("draft", _l("Let a small model guess")),
+    _one("tape", _l("Until the first wrong guess")),
+    _one("rule", _l("The rule for passing")),
+    _one("exact", _l("The same distribution")),
+    _one("alpha", _l("The acceptance rate α")),
+    _one("speedup", _l("How much faster")),
+    _one("idle", _l("It spends the idle arithmetic")),
+    _one("selfdraft", _l("Without a second model")),
+    _parts("trees", _l("Many guesses at once"), sections_trees.ANSWERS),
+    _one("parts", _l("Taken apart"), static=True),
+    _one("bench", _l("The bench")),
+    _parts("lab", _l("Beyond the plate"), sections_lab.ANSWERS),
+), start=1))
 BY_ANCHOR = {s.anchor: s for s in SECTIONS}
 ANCHORS = tuple(BY_ANCHOR)
 ANSWERS = {**sections_roofline.ANSWERS, **sections_speculative.ANSWERS, **sections_lab.ANSWERS,
@@ -113,5 +119,6 @@ def live_macros(unit: str) -> dict[str, object]:
 
 def live_html(unit: str, a: dict) -> dict[str, str]:
     """Each live block of the unit rendered from answer ``a``, by name (as data-live names it)."""
-    tidy = tidy_zh if a.get("lang") == "zh" else str
+    def tidy(html):
+        return typeset(html, a.get("lang"))
     return {name: tidy(str(macro(a)).strip()) for name, macro in live_macros(unit).items()}

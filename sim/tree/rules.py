@@ -63,10 +63,10 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from .dist import Dist, residual
-from .ngram import NGramModel
-from .speculative import CONTEXT_KEPT
-from .tree import SAMPLINGS, Plan, Tree, without
+from ..dist import Dist, residual
+from ..ngram import NGramModel
+from ..speculative import CONTEXT_KEPT
+from .fill import SAMPLINGS, Plan, Tree, without
 
 RULES = ("naive", "pointmass", "specinfer", "sequoia", "stale")
 # The rule a tree made by each sampling is meant to be checked with (serving engines' choice).

@@ -4,7 +4,7 @@ Sequoia (Chen et al. 2024, arXiv:2402.12374), §4.1, hardware-aware optimisation
 
     speed-up(n, d) = G(n, d) / (t(n) + d · c)
 
-G the tokens a pass writes on average (``sim.tree_budget``), t(n) the time the target takes to
+G the tokens a pass writes on average (``sim.tree.budget``), t(n) the time the target takes to
 verify the tree over the time it takes for one token, c the time the draft takes for one level of
 guesses over that same time (the draft runs once per level, so d levels cost d · c). Here t comes
 from the roofline (``sim.roofline.decode_step``): a pass over n guesses works out n + 1 positions per
@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import math
 
-from . import roofline
-from .tree_shape import N_MAX
+from .. import roofline
+from .shape import N_MAX
 
 CHAINS = ("chain", "greedy_chain")
 TREES = ("topk", "dynamic", "best", "sequoia")

@@ -1,4 +1,4 @@
-"""Run a command that ends with its parent: ``python3 -m serving.orphan PARENT_PID -- CMD ARGS``.
+"""Run a command that ends with its parent: ``python3 -m deploy.orphan PARENT_PID -- CMD ARGS``.
 
 serve.sh starts nginx and gunicorn through this, so a ``kill -9`` of serve.sh (which runs no
 trap) still stops them: Linux sends the command SIGTERM when its parent dies (prctl
@@ -17,7 +17,7 @@ PR_SET_PDEATHSIG = 1
 
 def main(argv: list[str]) -> int:
     if len(argv) < 3 or argv[1] != "--":
-        print("usage: python3 -m serving.orphan PARENT_PID -- CMD [ARGS]", file=sys.stderr)
+        print("usage: python3 -m deploy.orphan PARENT_PID -- CMD [ARGS]", file=sys.stderr)
         return 2
     parent = int(argv[0])
     try:

@@ -1,4 +1,4 @@
-"""Server-side numbers for section 15, "Beyond the plate" (the lab), shared with views/api/lab.py.
+"""Server-side numbers for the `lab` section, "Beyond the plate" (the lab), shared with views/api/lab.py.
 
 The lab runs the bench on a source: one of the books (the default) or the reader's own text (known
 by its sha256; this process's cache holds its models, the shared store its text, see sim.usertext
@@ -20,11 +20,18 @@ from functools import lru_cache
 import numpy as np
 from flask_babel import gettext as _
 
+from serving import labtexts, textstore
 from serving.bytecache import ByteLRU
-from sim import usertext
-from sim.params import ADAPT, LANGS, PAGE_GAMMA_MAX as GAMMA_MAX, LAB_DRAFTS as DRAFTS  # noqa: F401
+from sim import examples, pair, theory, usertext
+from sim.adaptive import compare_runs, generate_adaptive, modelled_speedup
+from sim.lookup import generate_lookup, lookup_stats
+from sim.ngram import load_models
+from sim.params import PAGE_GAMMA_MAX as GAMMA_MAX, LAB_DRAFTS as DRAFTS
 from sim.params import LAB_COMPARE_TOKENS as COMPARE_TOKENS, LAB_RUN_TOKENS as RUN_TOKENS
+from sim.speculative import generate, per_position_acceptance
+from sim.tubes import run_tubes
 from views import caching
+
 # Caps on the work of one request (views/api/lab.py), in target positions, tokens × (γ+1), per
 # run: the drafts' table makes four runs, the comparison nine (γ = 1..8 and the policy's).
 DRAFTS_MAX_POSITIONS = RUN_TOKENS * (GAMMA_MAX + 1)   # the lab's run at the page's largest γ
@@ -71,8 +78,6 @@ class Source:
     """Models, the prompt the run continues, and labels, for a book or a reader's text."""
 
     def __init__(self, lang: str, ut: usertext.UserText | None = None):
-        from sim import examples
-        from sim.ngram import load_models
         self.lang = lang
         self.ut = ut
         if ut is None:
@@ -102,12 +107,11 @@ class Source:
 
 def source(lang: str, text: str = "") -> Source:
     """The book of ``lang``, or the text of the hash ``text``: counted in this process, or counted
-    again from the shared store's copy (UnknownText if neither has it; usertext.Busy if this
+    again from the shared store's copy (UnknownText if neither has it; labtexts.Busy if this
     process is counting too much already)."""
     if not text:
         return Source(lang)
-    from serving import textstore
-    ut = usertext.lookup(text, lang, store=textstore.current())
+    ut = labtexts.lookup(text, lang, store=textstore.current())
     if ut is None:
         raise UnknownText(text)
     caching.private()   # everything made from here on is made from the reader's text
@@ -137,9 +141,6 @@ def _run(src: Source, draft: str, gamma: int, adapt: str, seed: int, c: float, t
 
 
 def _make_run(src: Source, draft: str, gamma: int, adapt: str, seed: int, c: float | None, tokens: int):
-    from sim.adaptive import generate_adaptive
-    from sim.lookup import generate_lookup
-    from sim.speculative import generate
     T = src.models["trigram"]
     rng = np.random.default_rng(seed)
     if draft == "lookup":
@@ -178,9 +179,7 @@ _ANSWERS = ByteLRU(ANSWER_BYTES)
 
 
 def _summary(run, c: float) -> dict:
-    from sim.adaptive import modelled_speedup
     s = run.stats()
-    from sim.speculative import per_position_acceptance
     return {"alpha": s["alpha"], "acceptance_rate": s["acceptance_rate"],
             "tokens_per_pass": s["tokens_per_pass"], "passes": s["passes"],
             "speedup": modelled_speedup(run, c),
@@ -195,7 +194,6 @@ def _tape(run, vocab) -> list[dict]:
 
 def _lab_answer(src: Source, lang: str, text: str, draft: str, gamma: int, adapt: str, seed: int,
                 c: float, tokens: int) -> dict:
-    from sim.lookup import lookup_stats
     vocab = src.vocab
     c_draft = LOOKUP_C if draft == "lookup" else c
     run = _run(src, draft, gamma, adapt, seed, c, tokens)
@@ -236,7 +234,6 @@ def drafts_json(lang: str, text: str, gamma: int, seed: int, c: float, tokens: i
 
 def _compare_answer(src: Source, draft: str, gamma: int, adapt: str, seed: int, c: float,
                     tokens: int) -> dict:
-    from sim.adaptive import compare_runs
     fixed = {g: _run(src, draft, g, "off", seed, c, tokens) for g in range(1, GAMMA_MAX + 1)}
     cmp = compare_runs(fixed, {adapt: _run(src, draft, gamma, adapt, seed, c, tokens)}, gamma, c)
     return {"best_fixed_gamma": cmp["best_fixed_gamma"], "best_fixed": cmp["best_fixed"],
@@ -260,7 +257,6 @@ def compare_json(lang: str, text: str, draft: str, gamma: int, adapt: str, seed:
 # ---- tubes and the break-even map -------------------------------------------------------------
 
 def _tubes_answer(src: Source, seed: int, trials: int) -> dict:
-    from sim.tubes import run_tubes
     T, D = src.models["trigram"], src.models["bigram"]
     ctx = list(src.tubes_ctx)
     res = run_tubes(T, D, ctx, 1, trials, np.random.default_rng(seed), top=TUBES_SHOWN)
@@ -285,12 +281,10 @@ def tubes_json(lang: str, text: str, seed: int, trials: int = TUBES_TRIALS) -> d
 
 @lru_cache(maxsize=1)
 def _map_grid() -> list[list[float | None]]:
-    from sim import theory
     return theory.break_even_map(MAP_GAMMAS, MAP_CS)
 
 
 def breakeven_json(gamma: int, c: float) -> dict:
-    from sim import theory
     return {"gammas": list(MAP_GAMMAS), "cs": list(MAP_CS), "alpha": _map_grid(),
             "gamma": gamma, "c": c, "break_even_alpha": theory.break_even_alpha(gamma, c)}
 
@@ -311,7 +305,7 @@ def _source_of(v: dict, lang: str) -> tuple[str, str, bool]:
     if text:
         try:
             source(tlang, text)   # held here, or counted again from the shared store
-        except (UnknownText, usertext.Busy):
+        except (UnknownText, labtexts.Busy):
             # The text may arrive a moment later (the page's script sends it): what is made now
             # is not what the URL gives then, so nothing may keep it.
             caching.no_store()
@@ -323,12 +317,11 @@ def run(lang: str, v: dict) -> dict:
     src_lang, text, missing = _source_of(v, lang)
     out = lab_json(src_lang, text, v["ldraft"], v["gamma"], v["adapt"], v["seed"], v["c"])
     g = out["gammas"]
-    # On the book with a model draft, the pair's α (sim.pair, as sections 7-14 print it) beside
+    # On the book with a model draft, the pair's α (sim.pair, as the sections `alpha` to `bench` print it) beside
     # this run's own count; a reader's text is another pair, with only its run's count.
     pair_alpha = None
     if not text and v["ldraft"] != "lookup":
-        from sim import pair
-        pair_alpha = pair.alpha(src_lang, v["ldraft"])
+            pair_alpha = pair.alpha(src_lang, v["ldraft"])
     return {**out, "tlang": v["tlang"], "text_missing": missing, "pair_alpha": pair_alpha,
             "adapt_ignored": v["ldraft"] == "lookup" and v["adapt"] != "off",
             "gammas_text": " ".join(map(str, g[:40])) + (" …" if len(g) > 40 else "")}

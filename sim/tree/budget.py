@@ -14,7 +14,7 @@ language's example context (``CONTEXTS`` positions, seeded: where decoding actua
 * ``topk``: the k likeliest children at every node, breadth first, depth ≤ d (``Shape.kary``);
 * ``dynamic``: EAGLE-2 with top-k k and depth d (``sim.tree.eagle2``); a smaller budget keeps the
   first nodes of the larger one's value order, so one tree per context gives every budget;
-* ``best``: Sequoia's dynamic programme (``sim.tree_shape``) on the acceptance vector measured on a
+* ``best``: Sequoia's dynamic programme (``sim.tree.shape``) on the acceptance vector measured on a
   second, separate run (P[k] = the mean of p(k-th likeliest token of q): the chance that the k-th
   child is the one kept); its shape for each budget then measured like the others. ``model`` is
   what the programme itself predicts under its positional-acceptance assumption.
@@ -22,7 +22,7 @@ language's example context (``CONTEXTS`` positions, seeded: where decoding actua
 Trees of *sampled* guesses are random even at one context; for them the positional-acceptance
 *model* is given (Sequoia §3.1), from acceptance measured on the second run:
 
-* ``chain``: the chain of sections 7–8 (guesses drawn from q, Leviathan's rule):
+* ``chain``: the chain of the sections `alpha` to `speedup` (guesses drawn from q, Leviathan's rule):
   1 + α + … + α^n with α the mean Σ min(p, q) (``sim.theory.expected_tokens``);
 * ``sequoia``: Sequoia's own method, children drawn without replacement and checked by its
   Algorithm 2, its acceptance vector estimated by running that check ``REPS`` times per position
@@ -35,14 +35,14 @@ from typing import Sequence
 
 import numpy as np
 
-from . import examples
-from .dist import overlap
-from .ngram import NGramModel, load_models
-from .speculative import CONTEXT_KEPT, DRAFTS, plain_decode
-from .theory import expected_tokens
-from .tree import eagle2, without
-from .tree_rules import check_children
-from .tree_shape import BRANCH_MAX, N_MAX, Shape, _check_int, best_curve, best_shapes
+from .. import examples, pair
+from ..dist import overlap
+from ..ngram import NGramModel, load_models
+from ..speculative import CONTEXT_KEPT, DRAFTS, plain_decode
+from ..theory import expected_tokens
+from .fill import eagle2, without
+from .rules import check_children
+from .shape import BRANCH_MAX, N_MAX, Shape, check_int, best_curve, best_shapes
 
 CONTEXTS = 32          # positions averaged over (each one tree per method; see bench/cpu.py)
 REPS = 8               # Sequoia's check run per position to estimate its acceptance vector
@@ -180,12 +180,11 @@ def acceptance(lang: str, draft: str = "bigram", m: int = CONTEXTS) -> dict:
     table of the language and draft, and by a pass on Sequoia's best shape; do not change it)."""
     if draft not in DRAFTS:
         raise ValueError(f"draft must be one of {', '.join(DRAFTS)}")
-    from . import pair
     models = load_models(lang)
     target = models["trigram"]
     fitted = fit_acceptance(target, models[draft], contexts(target, lang, m, FIT_SEED))
     # α is the pair's (sim.pair: over a long run of the target's text, as every section prints it),
-    # not the mean over these 32 positions, so the chain here is sections 7-9's chain; P[1] of
+    # not the mean over these 32 positions, so the chain here is the sections `alpha` to `idle`'s chain; P[1] of
     # Sequoia's vector is that same chance, so its one-child-per-node shape stays the chain.
     a = pair.alpha(lang, draft)
     fitted["alpha"] = a
@@ -199,9 +198,9 @@ def measure(target: NGramModel, draft: NGramModel, ctxs: Sequence[Sequence[int]]
     """Tokens per pass (and depth) of every method for each budget n = 1..n_max (see the module
     docstring); ``fit``: the positions acceptance is measured on (or ``fit_acceptance`` of them,
     already measured); ``rng`` for Sequoia's checks."""
-    k = _check_int("k", k, 1, BRANCH_MAX)
-    d = _check_int("d", d, 1, N_MAX)
-    n_max = _check_int("n_max", n_max, 1, N_MAX)
+    k = check_int("k", k, 1, BRANCH_MAX)
+    d = check_int("d", d, 1, N_MAX)
+    n_max = check_int("n_max", n_max, 1, N_MAX)
     fitted = fit if isinstance(fit, dict) else fit_acceptance(target, draft, fit, rng)
     P, P_seq, alpha = fitted["acceptance"], fitted["sequoia_acceptance"], fitted["alpha"]
     shapes, seq_shapes = best_shapes(P, n_max, d), best_shapes(P_seq, n_max, d)

@@ -2,7 +2,7 @@
 
 A token tree (SpecInfer, Miao et al. 2024, arXiv:2305.09781, Definition 3.1) puts several guesses
 at a position: node v's children are guesses for the token after the path root → v, all checked by
-the target in the same pass (``sim.tree_shape`` for the shapes and the attention mask). The draft q
+the target in the same pass (``sim.tree.shape`` for the shapes and the attention mask). The draft q
 fills the children of a node in one of three ways (``SAMPLINGS``):
 
 * ``top``: the k likeliest tokens of q, deterministic (SpecInfer §3's expansion from "the top-k
@@ -32,10 +32,10 @@ from typing import Sequence
 
 import numpy as np
 
-from .dist import Dist, Support
-from .ngram import NGramModel
-from .speculative import CONTEXT_KEPT
-from .tree_shape import BRANCH_MAX, N_MAX, Shape, _check_int, attention_mask, best_shape
+from ..dist import Dist, Support
+from ..ngram import NGramModel
+from ..speculative import CONTEXT_KEPT
+from .shape import BRANCH_MAX, N_MAX, Shape, check_int, attention_mask, best_shape
 
 SAMPLINGS = ("top", "iid", "wor")
 SHAPES = ("chain", "kary", "sequences", "dynamic", "best")
@@ -171,9 +171,9 @@ def eagle2(draft: NGramModel, context: Sequence[int], n: int, k: int, d: int) ->
     """EAGLE-2's dynamic tree of at most n guesses: expand the k best nodes of each level (value:
     the draft's path probability) into their k likeliest children, d levels deep, then keep the n
     best of all the nodes made (fewer if fewer were made: k + (d − 1)k² at most)."""
-    n = _check_int("n", n, 1, N_MAX)
-    k = _check_int("k", k, 1, BRANCH_MAX)
-    d = _check_int("d", d, 1, N_MAX)
+    n = check_int("n", n, 1, N_MAX)
+    k = check_int("k", k, 1, BRANCH_MAX)
+    d = check_int("d", d, 1, N_MAX)
     ctx = tuple(context[-CONTEXT_KEPT:])
     # Candidates: (value, depth, order, parent candidate or −1, token, q)
     cands: list[tuple[float, int, int, int, int, float]] = []
@@ -250,9 +250,9 @@ def plan(shape: str, n: int, k: int, d: int, sampling: str, P: Sequence[float] |
     Sequoia's best shape of depth ≤ d for the acceptance vector ``P``."""
     if shape not in SHAPES:
         raise ValueError(f"shape must be one of {', '.join(SHAPES)}")
-    n = _check_int("n", n, 1, N_MAX)
-    k = _check_int("k", k, 1, BRANCH_MAX)
-    d = _check_int("d", d, 1, N_MAX)
+    n = check_int("n", n, 1, N_MAX)
+    k = check_int("k", k, 1, BRANCH_MAX)
+    d = check_int("d", d, 1, N_MAX)
     if shape == "dynamic":
         if sampling != "top":
             raise ValueError("EAGLE-2's tree takes the draft's likeliest tokens: sampling must be 'top'")

@@ -9,34 +9,34 @@ Memory capacity (issue 12): every curve over batch carries `fits` (one bool per 
 memory sets none, i.e. no cache); `capacity` says whether the state's streams fit one GPU and how
 many GPUs the model needs split by tensor parallelism. A model whose weights do not fit one GPU
 (Llama 3.1 70B on an 80 GB GPU) is shown split over the fewest GPUs that hold them (`gpus`, the
-tensor-parallel size of sim.roofline.tp_degree): sections 2 and 9 draw their curves on those GPUs,
+tensor-parallel size of sim.roofline.tp_degree): the `batch` and `idle` sections draw their curves on those GPUs,
 and end them where the streams stop fitting there. Speed-ups do not depend on the number of GPUs
 (every time divides by it), so only speeds and limits change. `published` holds real engines'
 figures (sim.published) to draw beside the ideal; `efficiency` (the page's `eff`) scales every
-speed of sections 1, 2 and 9 and none of their speed-ups.
+speed of the `onebyone`, `batch` and `idle` sections and none of their speed-ups.
 """
 from __future__ import annotations
 
 import math
 
 from sim import published, roofline
-
 from sim.params import BATCH_STOPS, CTX_STOPS, LANE_STOPS, PAGE
+from views.sections.shared import measured_alpha, weight_gpus
 
 DEFAULTS = {n: PAGE[n].default for n in ("gpu", "model", "batch", "ctx", "lanes", "gamma", "c")}
 DEFAULTS["alpha"] = 0.6   # where nothing is measured (the API's default)
 
-# Section 9's second chart: speed-up against batch at these contexts (tokens per stream), from
+# The `idle` section's second chart: speed-up against batch at these contexts (tokens per stream), from
 # weights only to Llama 3.1's 128K window, to show long contexts bringing the gain back.
 IDLE_CONTEXTS = (0, 1024, 4096, 32768)
 
-# Section 11 draws this many lanes; the rest are counted beside the drawing ("+ N more lanes").
+# The `trees` section draws this many lanes; the rest are counted beside the drawing ("+ N more lanes").
 LANES_SHOWN = 16
 
 _GB = 1e9
 _KB = 1e3
 
-# The papers' numbers quoted in sections 9 and 10 (each written once, with its source).
+# The papers' numbers quoted in the `idle` and `selfdraft` sections (each written once, with its source).
 PAPERS = {
     # Leviathan, Kalman, Matias 2023, arXiv:2211.17192, section 3.5 (arithmetic) and eq. 1.
     "leviathan_alpha": 0.6, "leviathan_gamma": 2,
@@ -80,12 +80,6 @@ def _limit_point(g, m, ctx: int, limit: int | None, keys: dict, **spec) -> dict 
     return {"batch": limit, **{k: row[v] for k, v in keys.items()}}
 
 
-def weight_gpus(g, m) -> int:
-    """The GPUs the page splits a model over: the fewest that hold its weights, as tensor
-    parallelism splits them (1 when one GPU holds them)."""
-    return roofline.tp_degree(g, m, 1, 0) or roofline.gpus_needed(g, m, 1, 0)
-
-
 def _capacity(g, m, batch: int, ctx: int) -> dict:
     f = roofline.fits(g, m, batch, ctx)
     tp = roofline.tp_degree(g, m, batch, ctx)
@@ -117,14 +111,13 @@ def _capacity(g, m, batch: int, ctx: int) -> dict:
 
 
 def capacity(gpu: str, model: str, batch: int, ctx: int) -> dict:
-    """``_capacity`` by preset keys: whether a section's streams fit, in section 2's terms."""
+    """``_capacity`` by preset keys: whether a section's streams fit, in the `batch` section's terms."""
     return _capacity(roofline.GPUS[gpu], roofline.MODELS[model], batch, ctx)
 
 
 def section9_best(lang: str, v: dict) -> dict:
-    """Section 9's best γ for a state (the pair's α; section 9 reads ``alpha`` only when pinned,
+    """The `idle` section's best γ for a state (the pair's α; the `idle` section reads ``alpha`` only when pinned,
     and a state without it is what every other section sees)."""
-    from views.sections_speculative import measured_alpha
     g, m = roofline.GPUS[v["gpu"]], roofline.MODELS[v["model"]]
     a = measured_alpha(lang, {"draft": v["draft"], "greedy": False})
     return roofline.best_gamma_edge(g, m, v["batch"], v["ctx"], a, v["c"])
@@ -231,7 +224,7 @@ def _embedding(g, m) -> dict:
 
 
 def _batch(g, m, batch: int, ctx: int, efficiency: float = 1.0, gpus: int = 1) -> dict:
-    """Section 2 on `gpus` GPUs (the weights' own: 1 unless they do not fit one)."""
+    """The `batch` section on `gpus` GPUs (the weights' own: 1 unless they do not fit one)."""
     run = {"gpus": gpus, "efficiency": efficiency}
     w = roofline.decode_step(g, m, batch=batch, context=0, **run)
     k = roofline.decode_step(g, m, batch=batch, context=ctx, **run)
@@ -273,7 +266,7 @@ def _batch(g, m, batch: int, ctx: int, efficiency: float = 1.0, gpus: int = 1) -
 
 def _idle(g, m, batch: int, ctx: int, gamma: int, alpha: float, c: float,
           efficiency: float = 1.0, gpus: int = 1) -> dict:
-    """Section 9 on `gpus` GPUs (the weights' own). Speed-ups, break-even batches and the best γ
+    """The `idle` section on `gpus` GPUs (the weights' own). Speed-ups, break-even batches and the best γ
     do not depend on the GPUs or the efficiency (every time divides by both); speeds and where
     the streams stop fitting do."""
     run = {"gpus": gpus, "efficiency": efficiency}
@@ -342,7 +335,7 @@ def _idle(g, m, batch: int, ctx: int, gamma: int, alpha: float, c: float,
 
 
 def _reader(g, m, n: int) -> dict:
-    """Section 11. The step time is on the GPUs the weights need (as section 1 quotes it: the 70B
+    """The `reader` section. The step time is on the GPUs the weights need (as the `onebyone` section quotes it: the 70B
     on two 80 GB GPUs); the busy share and the lanes to keep up do not depend on their number."""
     r = roofline.lanes(g, m, n)
     k = weight_gpus(g, m)
@@ -379,8 +372,8 @@ def compute(gpu: str = "h100-sxm", model: str = "llama-3.1-8b", batch: int = 64,
             ctx: int = 4096, lanes: int = 9, gamma: int = 4, alpha: float = 0.6,
             c: float = 0.1, efficiency: float = 1.0) -> dict:
     """Everything the five sections show, for one validated state. ``efficiency`` (a share of
-    the roofline's speed, 1.0 = the ideal) scales the speeds of sections 1, 2 and 9; off by
-    default, and the speed-ups do not change with it. Sections 2 and 9 run on the GPUs the
+    the roofline's speed, 1.0 = the ideal) scales the speeds of the `onebyone`, `batch` and `idle` sections; off by
+    default, and the speed-ups do not change with it. The `batch` and `idle` sections run on the GPUs the
     weights need (`weight_gpus`)."""
     g, m = roofline.GPUS[gpu], roofline.MODELS[model]
     n = weight_gpus(g, m)
@@ -434,8 +427,7 @@ def batch(lang: str, v: dict) -> dict:
 
 
 def idle(lang: str, v: dict) -> dict:
-    """Section 9 starts from the α section 7 measures for the chosen draft, unless one is set."""
-    from views.sections_speculative import measured_alpha
+    """The `idle` section starts from the α the `alpha` section measures for the chosen draft, unless one is set."""
     g, m, out = _picked(v)
     alpha = measured_alpha(lang, v) if v["alpha"] is None else v["alpha"]
     n = weight_gpus(g, m)

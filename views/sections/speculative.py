@@ -11,18 +11,23 @@ from functools import lru_cache
 
 import numpy as np
 
+from corpus.text import LANGUAGES
+from sim import examples, pair, roofline, theory
 from sim.ngram import load_models
-
-from sim.params import DRAFTS, GAMMA_MAX, LANGS, ROUNDS_MAX, RULES  # noqa: F401
-from sim.tubes import DEFAULT_TRIALS
+from sim.params import ROUNDS_MAX, drawn_seed
+from sim.speculative import generate, plain_decode
+from sim.theory import GAMMA_MAX
+from sim.tubes import DEFAULT_TRIALS, run_tubes
+from views.sections.roofline import capacity
+from views.sections.shared import context_ids, draft_name, measured_alpha, pair_info, plain, weight_gpus
 
 # Tokens written by the pre-rendered run (tape, draft animation) and by the longer run
 # that measures α; both within the API's cap of 200.
 PAGE_RUN_TOKENS = 40
 ALPHA_RUN_TOKENS = 200
 BENCH_RUN_TOKENS = 60  # the bench's run (as static/js/widgets/bench.js), for its no-script readouts
-TUBES_TRIALS = DEFAULT_TRIALS  # trials a round of section 6 (sim/tubes.py says why 200)
-# Section 6's "identical under greedy" row: plain greedy decoding against speculative greedy
+TUBES_TRIALS = DEFAULT_TRIALS  # trials a round of the `exact` section (sim/tubes.py says why 200)
+# The `exact` section's "identical under greedy" row: plain greedy decoding against speculative greedy
 # decoding from the tubes' context, token for token. Greedy verification keeps a guess only if it is
 # the target's arg-max and otherwise writes that arg-max, so the text is the target's own greedy
 # text, not only drawn from the same distribution (tests/test_speculative.py checks it in sim).
@@ -30,7 +35,7 @@ GREEDY_SAME_TOKENS = 24
 GREEDY_SAME_GAMMA = 4
 GAMMA_CURVE = range(1, GAMMA_MAX + 1)  # γ on the speed-up chart
 
-# Papers' reported results (section 8). Sources: Leviathan et al. 2023 (arXiv:2211.17192,
+# Papers' reported results (the `speedup` section). Sources: Leviathan et al. 2023 (arXiv:2211.17192,
 # Table 2: T5-XXL 11B + T5-small 77M, EnDe, TPU v4); Chen et al. 2023 (arXiv:2302.01318:
 # Chinchilla 70B + 4B draft, γ = 4, 14.1 ms vs 1.8 ms per token).
 PAPERS = [
@@ -39,36 +44,6 @@ PAPERS = [
     {"key": "chinchilla", "target": "Chinchilla (70B)", "draft": "4B",
      "low": 1.92, "high": 2.46, "target_ms": 14.1, "draft_ms": 1.8},
 ]
-
-
-def tokenize(text: str, lang: str) -> list[str]:
-    """Split a context exactly as the corpus was split (words and punctuation; characters)."""
-    from corpus import tokenize as corpus_tokenize
-    return list(corpus_tokenize(lang, text))
-
-
-def default_context(lang: str) -> str:
-    """The tubes' context (", when" in English; chosen from the data in Chinese)."""
-    from sim import examples
-    return ("" if lang == "zh" else " ").join(examples.tubes_context(lang))
-
-
-def _context_ids(lang: str, context: str):
-    M = load_models(lang)["trigram"]
-    text = context or default_context(lang)
-    tokens = tokenize(text, lang)
-    return M, tokens, M.encode(tokens)
-
-
-def _plain(o):
-    """numpy scalars -> Python (sim's traces hold numpy bools, which JSON cannot encode)."""
-    if isinstance(o, dict):
-        return {k: _plain(v) for k, v in o.items()}
-    if isinstance(o, (list, tuple)):
-        return [_plain(v) for v in o]
-    if isinstance(o, np.generic):
-        return o.item()
-    return o
 
 
 def _residual_rows(step, vocab, top=6) -> list[dict] | None:
@@ -90,9 +65,8 @@ def _residual_rows(step, vocab, top=6) -> list[dict] | None:
 
 def generate_run(lang, draft, gamma, greedy, rule, tokens, seed, context=""):
     """(Run, context tokens, target model) for the API's and the page's parameters."""
-    from sim.speculative import generate
     models = load_models(lang)
-    M, ctx_tokens, ids = _context_ids(lang, context)
+    M, ctx_tokens, ids = context_ids(lang, context)
     run = generate(M, models[draft], ids, tokens, gamma, np.random.default_rng(seed),
                    greedy=greedy, rule=rule)
     return run, ctx_tokens, M
@@ -102,11 +76,10 @@ def run_json(lang, draft, gamma, greedy, rule, tokens, seed, context="", run=Non
     """The API's answer for /api/run; ``run`` (from ``generate_run``, possibly cut with
     ``Run.head``) spares generating it again. ``trace=False`` leaves out the passes ("steps"):
     the statistics, tokens and overlaps alone, for readers that only count."""
-    from sim import theory
     if run is None:
         run, ctx_tokens, M = generate_run(lang, draft, gamma, greedy, rule, tokens, seed, context)
     else:
-        M, ctx_tokens, _ids = _context_ids(lang, context)
+        M, ctx_tokens, _ids = context_ids(lang, context)
     if trace:
         out = run.to_json(M.vocab, top=0)  # the widgets draw no top lists; residual rows below
         for step, sj in zip(run.steps, out["steps"]):
@@ -125,11 +98,10 @@ def run_json(lang, draft, gamma, greedy, rule, tokens, seed, context="", run=Non
 
 
 def tubes_json(lang, draft, rule, rounds, trials, seed, context=""):
-    from sim.tubes import run_tubes
     models = load_models(lang)
-    M, ctx_tokens, ids = _context_ids(lang, context)
+    M, ctx_tokens, ids = context_ids(lang, context)
     rng = np.random.default_rng(seed)
-    out = _plain(run_tubes(M, models[draft], ids, rounds, trials, rng, rule=rule))
+    out = plain(run_tubes(M, models[draft], ids, rounds, trials, rng, rule=rule))
     out["context"] = ctx_tokens
     out["params"] = {"lang": lang, "draft": draft, "rule": rule, "rounds": rounds,
                      "trials": trials, "seed": seed}
@@ -137,7 +109,6 @@ def tubes_json(lang, draft, rule, rounds, trials, seed, context=""):
 
 
 def theory_json(alpha, gamma, c):
-    from sim import theory
     return {
         **theory.summary(alpha, gamma, c, gamma_max=max(GAMMA_CURVE)),
         # One cycle in units of one target run: γ draft runs of c each, one verification.
@@ -162,18 +133,11 @@ def _tape(run: dict) -> list[dict]:
 def _example_json(lang):
     """An easy and a hard position chosen from the data by sim.examples, each with its context
     as the language writes it."""
-    from sim import examples
-    sep = "" if lang == "zh" else " "
+    sep = LANGUAGES[lang].joiner
     return {k: {**e, "text": sep.join(e["tokens"])} for k, e in examples.easy_and_hard(lang).items()}
 
 
-def draft_name(draft: str) -> str:
-    """The draft's name as a sentence reads it (zh: 二元模型 …)."""
-    from flask_babel import gettext as _
-    return {"bigram": _("bigram"), "unigram": _("unigram"), "trigram": _("trigram")}[draft]
-
-
-STRIP = 80      # positions on section 7's strip (as in static/js/widgets/alpha.js)
+STRIP = 80      # positions on the `alpha` section's strip (as in static/js/widgets/alpha.js)
 TUBE_SHOWN = 7  # tokens with their own column in a tube (as in static/js/widgets/exact.js)
 
 
@@ -206,8 +170,8 @@ def tube_view(tubes: dict) -> list[dict]:
 
 @lru_cache(maxsize=8)  # a few states' worth; each Run is at most 200 tokens of γ ≤ 8 (≈ 1 MB)
 def _long_run(lang: str, draft: str, gamma: int, greedy: bool, seed: int):
-    """The exact-rule run every speculative section shows part of: sections 3–5 step through its
-    first 40 tokens, the bench its first 60, section 7 measures α over all 200 (Run.head gives
+    """The exact-rule run every speculative section shows part of: the sections `draft` to `rule` step through its
+    first 40 tokens, the bench its first 60, the `alpha` section measures α over all 200 (Run.head gives
     what running the shorter lengths from the same seed would)."""
     return generate_run(lang, draft, gamma, greedy, "exact", ALPHA_RUN_TOKENS, seed)[0]
 
@@ -219,28 +183,12 @@ def _run(lang: str, v: dict, tokens: int, trace: bool = True) -> dict:
                     trace=trace)
 
 
-def measured_alpha(lang: str, v: dict) -> float:
-    """The pair's α (sim.pair: the draft's α over a long run of the target's own text, the same for
-    every γ, seed and section), to 3 decimals as the page prints it, so every section that starts
-    from it rounds to the same tokens per pass, best γ and speed-up."""
-    from sim import pair
-    return pair.alpha(lang, v["draft"], v.get("greedy", False))
-
-
-def pair_info(lang: str, v: dict, gamma: int) -> dict:
-    """The pair's α and what Eq. 1 makes of it at γ: the figures every section shares."""
-    from sim import pair, theory
-    a = measured_alpha(lang, v)
-    return {"alpha": a, "positions": pair.pair_alpha(lang, v["draft"], bool(v.get("greedy", False)))["positions"],
-            "tokens_per_pass": theory.expected_tokens(a, gamma)}
-
-
 def draft(lang: str, v: dict) -> dict:
     run = _run(lang, v, PAGE_RUN_TOKENS)
     first = run["steps"][0]
     return {"run": run, "first": first, "positions": v["gamma"] + 1,
             "first_written": len(first["written"]),
-            "first_guesses": ("" if lang == "zh" else " ").join(g["token"] for g in first["guesses"])}
+            "first_guesses": LANGUAGES[lang].joiner.join(g["token"] for g in first["guesses"])}
 
 
 def tape(lang: str, v: dict) -> dict:
@@ -274,7 +222,6 @@ def rule(lang: str, v: dict) -> dict:
 
 
 def exact(lang: str, v: dict) -> dict:
-    from sim.params import drawn_seed
     # The seed with the section's own draw counter: refilling the tubes changes nothing else.
     tubes = tubes_json(lang, v["tdraft"], v["rule"], v["rounds"], TUBES_TRIALS, drawn_seed(v["seed"], v["draw"]))
     top = sorted(tubes["p"], key=lambda tok: -tubes["p"][tok])[:2]
@@ -284,7 +231,7 @@ def exact(lang: str, v: dict) -> dict:
     tubes = {k: val for k, val in tubes.items() if k != "samples"}
     power = tubes["power"]
     return {"tubes": tubes, "tube_cols": cols,
-            "context_text": ("" if lang == "zh" else " ").join(tubes["context"]),
+            "context_text": LANGUAGES[lang].joiner.join(tubes["context"]),
             "draft_name": draft_name(v["tdraft"]),
             "draws": tubes["rounds"] * tubes["trials"], "rounds_max": ROUNDS_MAX,
             "draws_max": ROUNDS_MAX * TUBES_TRIALS, "trials": TUBES_TRIALS,
@@ -298,9 +245,8 @@ def exact(lang: str, v: dict) -> dict:
 def greedy_same(lang: str, draft: str) -> dict:
     """Plain greedy decoding and speculative greedy decoding from the tubes' context, token for
     token: the same text, in fewer passes of the target."""
-    from sim.speculative import generate, plain_decode
     models = load_models(lang)
-    M, ctx_tokens, ids = _context_ids(lang, "")
+    M, ctx_tokens, ids = context_ids(lang, "")
     n = GREEDY_SAME_TOKENS
     plain = plain_decode(M, ids, n, np.random.default_rng(0), greedy=True)
     spec = generate(M, models[draft], ids, n, GREEDY_SAME_GAMMA, np.random.default_rng(0), greedy=True)
@@ -311,7 +257,6 @@ def greedy_same(lang: str, draft: str) -> dict:
 
 
 def alpha(lang: str, v: dict) -> dict:
-    from sim import theory
     long_run = _run(lang, v, ALPHA_RUN_TOKENS, trace=False)
     greedy = long_run["alpha_measure"] == "agreement"
     agreement = long_run["agreement"] or []
@@ -353,11 +298,9 @@ def alpha(lang: str, v: dict) -> dict:
 
 
 def _ceiling(gpu: str, model: str, th: dict) -> dict:
-    """Section 1's single-stream ceiling for the page's GPU and model (on the GPUs the weights
+    """The `onebyone` section's single-stream ceiling for the page's GPU and model (on the GPUs the weights
     need), and what the section's speed-ups make of it: one stream past the ceiling that memory
     bandwidth sets on plain decoding, as Chen et al. measured."""
-    from sim import roofline
-    from views.sections_roofline import weight_gpus
     g, m = roofline.GPUS[gpu], roofline.MODELS[model]
     n = weight_gpus(g, m)
     tps = roofline.decode_step(g, m, 1, 0, gpus=n)["tokens_per_s"]
@@ -380,15 +323,14 @@ def speedup(lang: str, v: dict) -> dict:
 
 
 def bench(lang: str, v: dict) -> dict:
-    from sim import roofline
     run = _run(lang, v, BENCH_RUN_TOKENS)
-    # The pair's α (as sections 7-9), not this 60-token run's own average (shown beside it).
+    # The pair's α (as the sections `alpha` to `idle`), not this 60-token run's own average (shown beside it).
     pair = pair_info(lang, v, v["gamma"])
     a = pair["alpha"]
     # At the page's engine efficiency (1.0, the ideal, unless `eff` is set): speeds scale, the
     # speed-up does not.
-    # On the GPUs the weights need, as sections 1, 2 and 9 (the 70B on two 80 GB GPUs).
-    from views.sections_roofline import weight_gpus
+    # On the GPUs the weights need, as the `onebyone`, `batch` and `idle` sections (the 70B on two
+    # 80 GB GPUs).
     n = weight_gpus(roofline.GPUS[v["gpu"]], roofline.MODELS[v["model"]])
     paper = roofline.speculative(v["gpu"], v["model"], v["batch"], v["ctx"], v["gamma"], a, v["c"],
                                  efficiency=v["eff"], gpus=n)
@@ -402,15 +344,13 @@ def bench(lang: str, v: dict) -> dict:
 
 
 def bench_capacity(v: dict) -> dict:
-    """Whether the bench's streams fit, in section 2's terms (on the GPUs the weights need)."""
-    from views.sections_roofline import capacity
+    """Whether the bench's streams fit, in the `batch` section's terms (on the GPUs the weights need)."""
     return capacity(v["gpu"], v["model"], v["batch"], v["ctx"])
 
 
 def _machine(paper: dict, v: dict) -> dict:
     """What the bench's moving machine needs beyond the run: how busy the mill (the arithmetic)
     is while the target checks the guesses, and whether the cabinet holds every stream's cache."""
-    from sim import roofline
     return {"busy": paper["arithmetic_busy_verify"], "busy_plain": paper["arithmetic_busy_plain"],
             "fits": paper["fits"], "batch": v["batch"],
             "max_batch": roofline.max_batch(v["gpu"], v["model"], v["ctx"])}

@@ -1,4 +1,4 @@
-"""``python3 -m serving.portcheck HOST PORT``: exit 1, saying so, if another server holds the
+"""``python3 -m deploy.portcheck HOST PORT``: exit 1, saying so, if another server holds the
 address (serve.sh asks before it spends a minute loading the models); 0 if nginx could bind it."""
 from __future__ import annotations
 

@@ -41,7 +41,7 @@ N_MAX = 64       # the largest node budget (guesses per pass) sim accepts
 BRANCH_MAX = 16  # children per node at most (the draft's 16 likeliest tokens)
 
 
-def _check_int(name: str, value, lo: int, hi: int) -> int:
+def check_int(name: str, value, lo: int, hi: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not lo <= value <= hi:
         raise ValueError(f"{name} must be an integer from {lo} to {hi}, got {value!r}")
     return int(value)
@@ -105,15 +105,15 @@ class Shape:
 
     @classmethod
     def chain(cls, n: int) -> "Shape":
-        n = _check_int("n", n, 0, N_MAX)
+        n = check_int("n", n, 0, N_MAX)
         return cls(tuple(range(n)))
 
     @classmethod
     def kary(cls, k: int, d: int, n: int) -> "Shape":
         """The k likeliest children at every node, breadth first, until depth d or n nodes."""
-        k = _check_int("k", k, 1, BRANCH_MAX)
-        d = _check_int("d", d, 1, N_MAX)
-        n = _check_int("n", n, 1, N_MAX)
+        k = check_int("k", k, 1, BRANCH_MAX)
+        d = check_int("d", d, 1, N_MAX)
+        n = check_int("n", n, 1, N_MAX)
         parents, depth, frontier = [], [0], [0]
         while frontier and len(parents) < n:
             nxt = []
@@ -133,8 +133,8 @@ class Shape:
     def sequences(cls, k: int, length: int) -> "Shape":
         """k independent sequences of ``length`` guesses from the root (SpecInfer's 5 × 8),
         listed level by level."""
-        k = _check_int("k", k, 1, BRANCH_MAX)
-        length = _check_int("length", length, 1, N_MAX)
+        k = check_int("k", k, 1, BRANCH_MAX)
+        length = check_int("length", length, 1, N_MAX)
         if k * length > N_MAX:
             raise ValueError(f"k × length must be at most {N_MAX}, got {k * length}")
         parents = [0] * k
@@ -148,7 +148,7 @@ class Shape:
         k_i children."""
         parents, frontier = [], [0]
         for k in ks:
-            k = _check_int("k", k, 1, BRANCH_MAX)
+            k = check_int("k", k, 1, BRANCH_MAX)
             nxt = []
             for u in frontier:
                 for _ in range(k):
@@ -245,8 +245,8 @@ def programme(P: Sequence[float], n: int, d: int) -> Programme:
     """Fill Sequoia's T for trees of up to n guesses and depth d (Algorithm 1 with Algorithm 4's
     depth bound), B = len(P) − 1 children at most per node. Vectorised over the depth limit."""
     P = _acceptance(P)
-    n = _check_int("n", n, 0, N_MAX)
-    d = _check_int("d", d, 0, N_MAX)
+    n = check_int("n", n, 0, N_MAX)
+    d = check_int("d", d, 0, N_MAX)
     return _programme(tuple(float(x) for x in P), n + 1, d + 1)
 
 
