@@ -125,7 +125,8 @@ DEPTH = choice("depth", DEPTHS, "picture", help="how deep each section explains"
 # The "Go further" folds a reader opened (issue 22): closed by default, all open at the Frontier
 # depth; like the depth, no section's numbers read it.
 MORE = text("more", 300, help="the “Go further” folds opened, by id, comma-separated",
-            pattern=r"[a-z][a-z0-9-]*(,[a-z][a-z0-9-]*)*")
+            pattern=r"[a-z][a-z0-9-]*(,[a-z][a-z0-9-]*)*",
+            shape=N_("“Go further” folds' ids separated by commas (trees-budget,idle-more), or empty"))
 TDRAFT = choice("tdraft", DRAFTS, "bigram", help="the draft of the tubes that test the rule", sections=("exact",))
 # The `exact` section starts with 5 rounds of 200 draws: enough to catch either wrong rule 9 times in 10 on
 # both books' contexts with any draft that differs from the target (sim/tubes.py, DEFAULT_ROUNDS;
