@@ -46,7 +46,8 @@ def test_drafts_table_holds_the_run_of_the_same_draft(client):
 
 
 @pytest.mark.parametrize("path,param,allowed", [
-    ("/api/lab/drafts?gamma=16&tokens=101", "tokens", "an integer from 1 to 100"),  # 1,700 positions at γ 16
+    ("/api/lab/drafts?gamma=16&tokens=101", "tokens", "an integer from 1 to 100"),
+    ("/api/lab/drafts?gamma=8&tokens=189", "tokens", "an integer from 1 to 188"),
     ("/api/lab/drafts?gamma=2&tokens=200", "tokens", "integer 1..200"),
     ("/api/lab/compare?tokens=61", "tokens", None),
     ("/api/lab/compare?draft=lookup", "draft", None),
@@ -55,7 +56,7 @@ def test_drafts_table_holds_the_run_of_the_same_draft(client):
 ])
 def test_lab_caps_and_choices(client, path, param, allowed):
     r = client.get(path)
-    if allowed == "integer 1..200":  # 200 × 3 = 600 ≤ 900 positions: within the cap
+    if allowed == "integer 1..200":  # 200 × 3 = 600 ≤ 1,700 positions: within the cap
         assert r.status_code == 200
         return
     assert r.status_code == 400

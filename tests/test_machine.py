@@ -1,6 +1,6 @@
 """The bench's machine on the server side: what the bench answer tells it (the mill's busy share,
 whether the batch fits), the overflow note, and three.js served from our own origin by the one
-table of vendored npm files (app.VENDOR_NPM), at the version package-lock.json pins."""
+table of vendored npm files (serving/vendor.py), at the version package-lock.json pins."""
 from __future__ import annotations
 
 import json
@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import app as app_module
 from serving import vendor
 from sim import params as P
 from sim import roofline
@@ -49,17 +50,17 @@ def test_three_served_from_node_modules_at_the_locked_version(client):
     lock = json.loads((ROOT / "package-lock.json").read_text())
     pinned = lock["packages"]["node_modules/three"]["version"]
     assert json.loads((ROOT / "package.json").read_text())["dependencies"]["three"] == pinned
-    for name, rel in vendor.FILES.items():
-        if not rel.startswith("three/"):
-            continue
-        path = ROOT / "node_modules" / rel
+    three = [name for name, rel in vendor.FILES.items() if rel.startswith("three/")]
+    assert sorted(three) == ["three.core.js", "three.module.js"]
+    for name in three:
+        path = vendor.source(name, app_module.SITE)
         if not path.is_file():
             pytest.skip("node_modules/ not installed (npm ci)")
         r = client.get(f"/vendor/{name}")
         assert r.status_code == 200 and r.mimetype == "text/javascript"
         assert r.data == path.read_bytes()
         assert "max-age=31536000" in r.headers["Cache-Control"] and r.headers.get("ETag")
-    installed = json.loads((ROOT / "node_modules/three/package.json").read_text())["version"]
+    installed = json.loads((app_module.SITE / "node_modules/three/package.json").read_text())["version"]
     assert installed == pinned
     # three.module.js imports its core from beside it: both are in the table.
     assert "./three.core.js" in client.get("/vendor/three.module.js").get_data(as_text=True)[:5000]

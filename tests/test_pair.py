@@ -119,7 +119,7 @@ def test_the_lookups_alpha_counts_only_checked_guesses():
     want = np.mean([ov for ov, ok in zip(run.overlaps[:n], checked) if ok])
     assert 0 < sum(checked) < n       # both kinds of position occur
     assert run.stats()["alpha"] == pytest.approx(want)
-    assert want > np.mean(run.overlaps[:n])
+    assert want > np.mean(run.overlaps[:n])  # the unchecked positions would have pulled α down
     # A history with no repeats: the first passes find nothing to copy; they do not pull α to 0.
     fresh = generate_lookup(T, T.encode(["alice"]), 30, 4, np.random.default_rng(0))
     s = fresh.stats()

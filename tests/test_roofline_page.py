@@ -56,6 +56,13 @@ def _live(fragment: str, name: str) -> str:
     return _balanced(fragment, start)
 
 
+def _reads(section: str) -> str:
+    """A section's prose as a reader reads it: its first point and, after it, the rest of its
+    prose in its "Go further" fold (issue 22), where a section has one."""
+    more = _text(_live(section, "more")) if 'data-live="more"' in section else ""
+    return _text(_live(section, "prose")) + " " + more
+
+
 def _fields(fragment: str, path: str) -> list[str]:
     return [html.unescape(t) for t in re.findall(r'data-field="%s"[^>]*>([^<]*)<' % re.escape(path), fragment)]
 
@@ -104,7 +111,7 @@ def test_streams_that_do_not_fit_are_said_to(client):
     # 64 streams of 4,096 tokens of the 70B: 141.1 + 85.9 = 227.0 GB; on the two H100s its weights
     # need (160 GB) at most 18.9e9 // (4,096 × 327,680 B) = 14 fit; four GPUs would hold them.
     sec = _section(_page(client, "model=llama-3.1-70b"), "batch")
-    prose = _text(_live(sec, "prose"))
+    prose = _reads(sec)
     assert "these streams do not fit" in prose and "227.0 GB" in prose and "160 GB" in prose
     assert "at most 14 streams fit" in prose and "Split over 4 GPUs by tensor parallelism" in prose
     assert "do not fit in one NVIDIA H100 SXM (80 GB), so this section splits the model over 2" in prose
@@ -112,7 +119,7 @@ def test_streams_that_do_not_fit_are_said_to(client):
     assert 'class="is-over"' in readouts and "does not fit" in _text(readouts)
     # Beyond what tensor parallelism splits evenly (8 key/value heads): 1,024 streams of 128K
     # tokens of the 8B would need 1,024 × 17.18 GB = 17,608 GB, 221 GPUs of 80 GB.
-    prose = _text(_live(_section(_page(client, "batch=1024&ctx=131072"), "batch"), "prose"))
+    prose = _reads(_section(_page(client, "batch=1024&ctx=131072"), "batch"))
     assert "They would need 221 GPUs, more than tensor parallelism alone splits this model over" in prose
 
 
@@ -220,14 +227,14 @@ def test_reader_shows_the_step_time_and_no_busy_only_100(client):
     # (295.37): 512 / 295.37 × 4.79 = 8.31 ms, 1.73 times as long.
     flat = _section(_page(client, "lanes=9"), "reader")
     assert "4.79" in _fields(_live(flat, "readouts"), "reader.ms_per_step")
-    assert "no longer than the read alone" in _text(_live(flat, "prose"))
+    assert "no longer than the read alone" in _reads(flat)
     steep = _section(_page(client, "lanes=512"), "reader")
-    prose = _text(_live(steep, "prose"))
+    prose = _reads(steep)
     assert "busy only" not in prose and "can no longer keep up" in prose
     assert "8.31 ms" in prose and "1.73 times the 4.79 ms" in prose
     # The step-time drawing marks the lanes lit and its time.
     assert "512 lanes: 8.31 ms" in _text(_live(steep, "steptime"))
-    zh = _text(_live(_section(_page(client, "lanes=512", "zh"), "reader"), "prose"))
+    zh = _reads(_section(_page(client, "lanes=512", "zh"), "reader"))
     assert "只有 100" not in zh and "8.31 毫秒" in zh
 
 
@@ -269,10 +276,10 @@ def test_no_plural_of_one_and_no_streams_of_zero_tokens(client):
 def test_chen_beat_the_single_stream_ceiling(client):
     # 14.1 ms a token: 70.9 tokens/s; × 2.46 = 174.5. Section 1's ceiling for the page's model
     # and GPU follows them: 209 for the 8B on an H100, 47 for the 70B on two.
-    prose = _text(_live(_section(_page(client), "speedup"), "prose"))
+    prose = _reads(_section(_page(client), "speedup"))
     assert "at most 71 tokens a second" in prose and "that is 174" in prose
     assert "section 1's ceiling for Llama 3.1 8B on one NVIDIA H100 SXM is 209 tokens a second" in prose
-    prose = _text(_live(_section(_page(client, "model=llama-3.1-70b"), "speedup"), "prose"))
+    prose = _reads(_section(_page(client, "model=llama-3.1-70b"), "speedup"))
     assert "Llama 3.1 70B on 2 × NVIDIA H100 SXM is 47 tokens a second" in prose
 
 
@@ -285,7 +292,7 @@ def test_chen_beat_the_single_stream_ceiling(client):
 def test_each_section_introduces_its_parts_of_the_bench(client, lang, parts):
     page = _page(client, lang=lang)
     for anchor, words in parts.items():
-        prose = _text(_live(_section(page, anchor), "prose"))
+        prose = _reads(_section(page, anchor))
         for w in words:
             assert w in prose, (anchor, w)
 

@@ -137,6 +137,14 @@ def visible(html):
     return unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html)))
 
 
+def reads(sec):
+    """A section's prose as a reader reads it: its first point, then the rest of its prose in its
+    "Go further" fold (issue 22)."""
+    parts = re.findall(r'data-live="(?:prose|more)">(.*?)</div>', sec, re.S)
+    assert parts
+    return visible(" ".join(parts))
+
+
 def live(app, unit, a, lang="en"):
     with app.test_request_context(f"/{lang}/specdec/"):
         return live_html(unit, a)
@@ -166,14 +174,15 @@ def test_formula_against_count_blames_positions_only_when_they_differ(app):
     # agree and does not blame "every position is not equally easy"; outside it, it does.
     a = data(app, "alpha")
     assert a["check"]["agree"] and a["check"]["within"]
-    html = live(app, "alpha", a)["prose"]
+    # (The comparison is in the section's "Go further" fold, live block "more".)
+    html = live(app, "alpha", a)["more"]
     assert "agree here" in html and "equally easy" not in html
     apart = {**a, "check": {**a["check"], "agree": False, "within": False, "exact": False}}
-    html = live(app, "alpha", apart)["prose"]
+    html = live(app, "alpha", apart)["more"]
     assert "equally easy" in html and "agree here" not in html
     # A copy of the target: every pass writes γ + 1, no scatter, said in words (not "± 0.00").
     t = data(app, "alpha", draft="trigram")
-    assert t["check"]["exact"] and "exactly as the formula says" in live(app, "alpha", t)["prose"]
+    assert t["check"]["exact"] and "exactly as the formula says" in live(app, "alpha", t)["more"]
 
 
 ZERO = re.compile(r"^[−-]?0(?:[.,]0+)?$")
@@ -221,7 +230,7 @@ def test_greedy_checks_show_the_two_favourites(app, client):
     legend = re.search(r'data-live="legend">(.*?)</p>', sec, re.S).group(1)
     assert "favourite" in legend and "random number r" not in legend
     # The worked example names the two favourites, not a draw from the residual.
-    prose = visible(re.search(r'data-live="prose">(.*?)</div>', sec, re.S).group(1))
+    prose = reads(sec)
     assert "from the residual instead" not in prose and "was not the target's" in prose
     # Sampling: the column and r line, and their legend.
     sec = section_html(client, "en", "", "rule")
@@ -297,7 +306,7 @@ def test_each_bench_part_is_introduced_in_its_section(client, lang, words):
     # and point to it by its number, whatever the number is now.
     parts = str(BY_ANCHOR["parts"].num)
     for anchor, part in words.items():
-        prose = visible(re.search(r'data-live="prose">(.*?)</div>', section_html(client, lang, "", anchor), re.S).group(1))
+        prose = reads(section_html(client, lang, "", anchor))
         assert part in prose and re.search(rf"\b{parts}\b|第 {parts} 节", prose), (anchor, part)
 
 

@@ -198,10 +198,12 @@ def test_the_section_reads_without_scripts(client, lang):
     for name in ("budget_takeaway", "pass_plan", "pass_metrics", "tubes_rule", "budget_readouts",
                  "budget_frontier", "pass_answer"):
         assert sec.select(f'[data-live="{name}"]'), name
-    # The page (not the embed) has the prose, each part's sentences a live block of that part.
+    # The page (not the embed) has the prose, each part's sentences a live block of that part:
+    # the section's first point, then the pass's and the budget's in their "Go further" folds.
     page = BeautifulSoup(client.get(f"/{lang}/specdec/?seed=4").get_data(as_text=True), "html.parser")
-    prose = page.select_one('#trees [data-live="prose"]')
-    assert prose.select('[data-live="pass_prose"]') and prose.select('[data-live="budget_prose"]')
+    assert page.select_one('#trees [data-live="prose"]').get_text(strip=True)
+    assert page.select('#trees #trees-tubes [data-live="more"] [data-live="pass_prose"]')
+    assert page.select('#trees #trees-budget .further__prose [data-live="budget_prose"]')
     text = sec.get_text(" ")
     assert (re.search(r"[\u4e00-\u9fff]", text) is not None) == (lang == "zh")
 

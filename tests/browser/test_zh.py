@@ -186,7 +186,9 @@ def test_zh_numbers_refreshed_by_scripts_keep_the_servers_form(browser, live_url
     server renders the live text for the new state too)."""
     ctx = browser.new_context(java_script_enabled=False)
     pg = ctx.new_page()
-    pg.goto(f"{live_url}/zh/specdec/?gpu=b200&batch=1024")
+    # No cache (ctx=0): 1,024 streams fit beside the weights, so every section quotes a speed
+    # (streams that do not fit get none).
+    pg.goto(f"{live_url}/zh/specdec/?gpu=b200&batch=1024&ctx=0")
     fields = ['#onebyone [data-field="model.params"]', '#batch .rf-readouts [data-field="batch.weights_only.tokens_per_s"]',
               '#batch .rf-readouts [data-field="batch.with_cache.tokens_per_s"]', '#idle .rf-readouts [data-field="idle.tokens_per_s_spec"]',
               '#onebyone .prose > p [data-field="onebyone.gflop"]']  # given in billions: 161亿
@@ -194,7 +196,7 @@ def test_zh_numbers_refreshed_by_scripts_keep_the_servers_form(browser, live_url
     ctx.close()
     ctx = browser.new_context()
     pg = ctx.new_page()
-    _load(pg, f"{live_url}/zh/specdec/?batch=1024&model=llama-3.2-1b")
+    _load(pg, f"{live_url}/zh/specdec/?batch=1024&ctx=0&model=llama-3.2-1b")
     before = pg.locator(fields[0]).inner_text()
     # The scripts fetch the new numbers and write every one of them.
     pg.locator("#obo-model").select_option("llama-3.1-8b")

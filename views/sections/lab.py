@@ -33,8 +33,9 @@ from sim.tubes import run_tubes
 from views import caching
 
 # Caps on the work of one request (views/api/lab.py), in target positions, tokens × (γ+1), per
-# run: the drafts' table makes four runs, the comparison nine (γ = 1..8 and the policy's).
-DRAFTS_MAX_POSITIONS = RUN_TOKENS * (GAMMA_MAX + 1)   # the lab's run at the page's largest γ
+# run: the drafts' table makes four runs, the comparison one per fixed γ and the policy's. The
+# drafts' cap lets the table's own tokens through at every γ of the page, as the page runs it.
+DRAFTS_MAX_POSITIONS = RUN_TOKENS * (GAMMA_MAX + 1)   # 100 tokens at γ = 16: 1,700
 HISTORY_TOKENS = 400   # how much of the reader's text the lookup may copy from (the run's prompt)
 TUBES_TRIALS = 200     # first tokens drawn per tube
 TUBES_SHOWN = 8        # tokens with their own bar
