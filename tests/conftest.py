@@ -35,7 +35,10 @@ def pytest_sessionfinish(session, exitstatus):
     shutil.rmtree(os.environ["SPECDEC_TEXT_DIR"], ignore_errors=True)
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+# No WebGL: the bench's machine then shows its 2D diagram, as without WebGL; its own tests
+# (tests/browser/test_machine.py) launch Chromium with software WebGL. Drawing it in every other
+# browser test cost each of them seconds of CPU on software WebGL.
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-3d-apis", "--disable-background-networking"]
 
 
 @pytest.fixture(scope="session")
