@@ -76,7 +76,9 @@ def live_url():
 
 
 @pytest.fixture(scope="session")
-def browser():
+def playwright():
+    """One Playwright per test process: a second sync_playwright() inside the first one's loop
+    is refused, so every browser a test launches comes from this one."""
     if not os.path.exists(CHROMIUM):
         pytest.skip(f"browser tests need Chromium at {CHROMIUM} (install.sh installs it)")
     try:
@@ -84,9 +86,14 @@ def browser():
     except ImportError:
         pytest.skip("browser tests need the playwright Python package (pip install playwright)")
     with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        yield b
-        b.close()
+        yield pw
+
+
+@pytest.fixture(scope="session")
+def browser(playwright):
+    b = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+    yield b
+    b.close()
 
 
 def _origin(url: str) -> str:

@@ -21,12 +21,10 @@ TAU = 2 * math.pi
 
 
 @pytest.fixture(scope="module")
-def gl_browser():
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=SWIFTSHADER, headless=True)
-        yield b
-        b.close()
+def gl_browser(playwright):
+    b = playwright.chromium.launch(executable_path=CHROMIUM, args=SWIFTSHADER, headless=True)
+    yield b
+    b.close()
 
 
 def open_page(browser, live_url, path, width=1280, height=900, **ctx):
