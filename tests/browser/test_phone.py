@@ -112,7 +112,7 @@ def test_lab_tables_fit_a_phone(browser, live_url, lang):
     # With adaptive γ on, the lab shows a second table (adaptive against fixed γ); neither table
     # may push the page sideways, nor need a sideways scroll of its own.
     ctx, pg = _phone(browser)
-    _load(pg, f"{live_url}/embed/{lang}/specdec/lab/?adapt=hf")
+    _load(pg, f"{live_url}/embed/{lang}/specdec/lab/?adapt=hf&more=lab-more")  # both tables sit in the fold
     assert pg.locator("#lab .lab-compare table").is_visible()
     assert pg.evaluate("() => document.documentElement.scrollWidth") <= 390
     tables = pg.locator("#lab table.lab-table").evaluate_all(

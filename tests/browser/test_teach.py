@@ -25,7 +25,7 @@ def test_build_a_lesson_and_open_its_link_and_snippets(page, live_url):
     page.select_option("#teach-edit", "tape")
     frame = page.frame_locator(".teach-preview__frame")
     page.wait_for_selector('.teach-preview__frame[data-ready="1"][data-anchor="tape"]', state="attached", timeout=30_000)
-    frame.locator("#tape-gamma").select_option("6")
+    frame.locator("#tape-gamma").fill("6")  # a slider
     page.wait_for_function("() => document.getElementById('teach-link').value.includes('gamma=6')", timeout=15_000)
     assert "gamma=6" in page.locator(".teach-preview__carries").inner_text()
     link = page.locator("#teach-link").input_value()
