@@ -23,6 +23,9 @@ pytestmark = pytest.mark.xdist_group("serve")
 
 ROOT = Path(__file__).resolve().parents[1]
 SECURITY = ("Content-Security-Policy", "X-Content-Type-Options", "Referrer-Policy", "X-Frame-Options")
+# A reader answered while others hold connections: well under the held connections' header
+# time-out (deploy/nginx.py, 10 s), with room for a loaded machine.
+READER_WAIT_S = 5.0
 
 
 class NoAnswer(ConnectionError):
@@ -143,7 +146,8 @@ def test_an_upload_over_the_limit_is_a_json_refusal_in_the_readers_language(serv
 
 def test_silent_and_half_sent_connections_do_not_stop_other_readers(server):
     # 60 connections that send nothing or half a request (issue 16 stopped gthread with 12): a
-    # reader's requests are still answered, each in under a second.
+    # reader's requests are still answered, each within a few seconds (a starved reader waits
+    # for the held connections' time-outs, far longer; 1 s failed on a loaded machine).
     port, *_ = server
     held = []
     try:
@@ -156,7 +160,7 @@ def test_silent_and_half_sent_connections_do_not_stop_other_readers(server):
         for path in ("/api/theory?alpha=0.5", "/embed/en/specdec/tape/", "/api/run?tokens=20&seed=5"):
             t0 = time.perf_counter()
             status, _h, _b = _get(port, path)
-            assert status == 200 and time.perf_counter() - t0 < 1.0, path
+            assert status == 200 and time.perf_counter() - t0 < READER_WAIT_S, path
     finally:
         for s in held:
             s.close()
@@ -238,10 +242,9 @@ def test_slow_uploads_hold_only_the_upload_places_and_are_cut_off(server):
         status, h, body = _raw(port, head.replace(b"100000", b"8").replace(b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n"))
         assert status == 429 and _json_refusal(status, h, body)["status"] == 429
         t0 = time.perf_counter()
-        assert _get(port, "/api/theory?alpha=0.6")[0] == 200 and time.perf_counter() - t0 < 1.0
+        assert _get(port, "/api/theory?alpha=0.6")[0] == 200 and time.perf_counter() - t0 < READER_WAIT_S
         t0 = time.perf_counter()
-        assert held[0].recv(65536) in (b"",) or True   # whatever nginx sends, then it closes
-        while held[0].recv(65536):
+        while held[0].recv(65536):   # whatever nginx sends, then it closes
             pass
         assert time.perf_counter() - t0 < UPLOAD_BODY_TIMEOUT_S + 5
     except ConnectionResetError:
