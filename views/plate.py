@@ -172,6 +172,7 @@ def embed_dialog_i18n() -> dict:
     # How a teacher has the page shown, which a whole-plate snippet carries (views/teach.py).
     choices["controls"] = show_labels()["controls"]
     choices["view"] = {"projector": _("on")}
+    choices["paused"] = {"1": _("on")}
     labels = {**param_labels(), "sections": _("Sections shown"), "controls": _("The interactives’ settings"),
               "paused": _("Starts paused"), "view": _("Projector view")}
     return {

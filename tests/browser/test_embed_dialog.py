@@ -193,7 +193,9 @@ def test_whole_plate_snippet_carries_how_the_page_is_shown(page, live_url, lang,
     s = snippet(page)
     assert urlsplit(s["src"]).path == f"/embed/{lang}/specdec/" and s["query"] == lesson
     nums = {a: f'{int(page.locator(f"#{a}").get_attribute("data-num")):02d}' for a in ("tape", "exact")}
-    assert dict(settings(page))["sections"] == sections.format(**nums)
+    named = dict(settings(page))
+    assert named["sections"] == sections.format(**nums)
+    assert named["paused"].endswith("on" if lang == "en" else "开") and named["view"].endswith("on" if lang == "en" else "开")
     # The preview is that lesson: its two sections, locked, in projector view.
     frame = preview_frame(page, s["src"])
     assert frame.locator(".plate-section").evaluate_all("ss => ss.map(s => s.id)") == ["tape", "exact"]
