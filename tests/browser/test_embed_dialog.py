@@ -196,6 +196,9 @@ def test_whole_plate_snippet_carries_how_the_page_is_shown(page, live_url, lang,
     named = dict(settings(page))
     assert named["sections"] == sections.format(**nums)
     assert named["paused"].endswith("on" if lang == "en" else "开") and named["view"].endswith("on" if lang == "en" else "开")
+    # The dialog's own choices are the teacher's: not locked with the sections' settings.
+    assert page.locator("#embed-dialog-width").is_enabled()
+    assert page.locator("label[for=embed-dialog-width]").evaluate("l => getComputedStyle(l).opacity") == "1"
     # The preview is that lesson: its two sections, locked, in projector view.
     frame = preview_frame(page, s["src"])
     assert frame.locator(".plate-section").evaluate_all("ss => ss.map(s => s.id)") == ["tape", "exact"]
