@@ -168,6 +168,33 @@ class DirStore:
             pass
 
 
+class Breaker:
+    """A circuit breaker in front of one Redis: after a failure it is not asked for ``break_s``
+    (in this process; each worker decides alone). Shared by everything that asks the same Redis
+    (the texts, the classes' counts), so one failure spares them all the wait."""
+
+    def __init__(self, break_s: float = REDIS_BREAK_S, clock=time.monotonic):
+        self.break_s = float(break_s)
+        self._clock = clock
+        self._open_until = 0.0
+
+    @property
+    def broken(self) -> bool:
+        """True while the breaker is open (a recent failure): Redis is not asked."""
+        return self._clock() < self._open_until
+
+    def fail(self, what: str) -> None:
+        log.warning("Redis %s failed; not asking it for %.0f s", what, self.break_s, exc_info=True)
+        self._open_until = self._clock() + self.break_s
+
+
+def redis_client(url: str, timeout_s: float = REDIS_TIMEOUT_S):
+    """A Redis client whose every call waits at most ``timeout_s``, and the errors it raises."""
+    import redis   # only needed when a Redis is configured
+    client = redis.Redis.from_url(url, socket_timeout=timeout_s, socket_connect_timeout=timeout_s)
+    return client, (redis.RedisError, OSError)
+
+
 class RedisStore:
     """Texts as Redis keys (``specdec:text:<sha256>``), each living ``ttl_s`` past its last read.
 
@@ -178,25 +205,19 @@ class RedisStore:
 
     def __init__(self, url: str, ttl_s: int = REDIS_TTL_S, *, timeout_s: float = REDIS_TIMEOUT_S,
                  break_s: float = REDIS_BREAK_S, clock=time.monotonic):
-        import redis   # only needed when a Redis is configured
         self.url = url
         self.ttl_s = int(ttl_s)
-        self.break_s = float(break_s)
-        self._clock = clock
-        self._open_until = 0.0
-        self._r = redis.Redis.from_url(url, socket_timeout=timeout_s,
-                                       socket_connect_timeout=timeout_s)
-        self._errors = (redis.RedisError, OSError)
+        self.timeout_s = float(timeout_s)
+        self.breaker = Breaker(break_s, clock)
+        self._r, self._errors = redis_client(url, timeout_s)
 
     @property
     def broken(self) -> bool:
         """True while the breaker is open (a recent failure): Redis is not asked."""
-        return self._clock() < self._open_until
+        return self.breaker.broken
 
     def _fail(self, what: str) -> None:
-        log.warning("text store: Redis %s failed; not asking it for %.0f s", what, self.break_s,
-                    exc_info=True)
-        self._open_until = self._clock() + self.break_s
+        self.breaker.fail(f"text store {what}")
 
     def get(self, sha: str) -> bytes | None:
         key = REDIS_PREFIX + _check(sha)

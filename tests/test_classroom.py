@@ -12,7 +12,9 @@ import threading
 import pytest
 
 from serving import classes as C
+from serving import textstore
 from serving.textstore import DirStore
+from tests import serve_util
 
 
 class Clock:
@@ -132,51 +134,106 @@ def test_teacher_screen_shows_the_lessons_questions(client):
     assert client.get("/en/specdec/class/bad/").status_code == 404
 
 
+# ---- Redis: the same counts, one rate for every worker, never a stalled route ----------------------
+
+from tests.test_textstore import redis_url  # noqa: E402,F401  (a redis-server of this module)
+
+
+def test_redis_classes_count_close_and_expire_as_the_folder_does(redis_url):
+    clock = Clock()
+    cls = C.RedisClasses(redis_url, clock=clock)
+    code, key = cls.open()
+    cls.answer(code, "tape", 2, "a" * 16)
+    cls.answer(code, "tape", 3, "b" * 16)
+    with pytest.raises(C.ClassError) as e:
+        cls.answer(code, "tape", 1, "a" * 16)
+    assert e.value.kind == "answered"
+    other = C.RedisClasses(redis_url, clock=clock)          # another worker sees the same counts
+    assert other.counts(code, key)["counts"] == {"tape": {"2": 1, "3": 1}}
+    with pytest.raises(C.ClassError) as e:
+        other.counts(code, "0" * 32)
+    assert e.value.kind == "key"
+    other.close(code, key)
+    assert not cls.is_open(code)
+    code, key = cls.open()
+    clock.t += C.LIFETIME_S + 1
+    assert not cls.is_open(code)
+
+
+def test_the_rate_holds_across_workers_with_redis(redis_url, monkeypatch):
+    # Two workers (two clients of one Redis) draw from one bucket per class: together they get
+    # the burst, not each of them.
+    monkeypatch.setattr(C, "RATE_BURST", 6)
+    monkeypatch.setattr(C, "RATE_PER_S", 0.5)
+    a, b = C.RedisClasses(redis_url), C.RedisClasses(redis_url)
+    took = [w.rate_ok("RATEAA") for w in (a, b) * 5]
+    assert took == [True] * 6 + [False] * 4
+    assert b.rate_ok("RATEBB")                          # another class is not held back
+    # Without Redis the bucket is this process's (said in serving/classes.py and in the log).
+    assert C.DirClasses.rate_ok is C._Classes.rate_ok
+
+
+def _hung():
+    import socket
+    hung = socket.socket()
+    hung.bind(("127.0.0.1", 0))
+    hung.listen(64)
+    return hung, f"redis://127.0.0.1:{hung.getsockname()[1]}/0"
+
+
+def test_a_hung_redis_costs_the_classes_one_short_wait(monkeypatch):
+    import time
+    hung, url = _hung()
+    try:
+        now = [1000.0]
+        cls = C.RedisClasses(url, breaker=textstore.Breaker(clock=lambda: now[0]))
+        t0 = time.perf_counter()
+        with pytest.raises(C.ClassError) as e:
+            cls.open()
+        assert e.value.kind == "down" and time.perf_counter() - t0 < 1.0 and cls.breaker.broken
+        t0 = time.perf_counter()
+        for _ in range(20):
+            for call in (cls.open, lambda: cls.answer("ABCDEF", "tape", 1, "a" * 16),
+                         lambda: cls.counts("ABCDEF", "k"), lambda: cls.is_open("ABCDEF")):
+                with pytest.raises(C.ClassError) as e:
+                    call()
+                assert e.value.kind == "down"
+            assert cls.rate_ok("ABCDEF")                  # this process's bucket meanwhile
+        assert time.perf_counter() - t0 < 0.1             # not asked: no waiting
+        # The texts' store and the classes ask the same Redis through one breaker.
+        store = textstore.RedisStore(url)
+        assert C.for_store(store).breaker is store.breaker
+    finally:
+        hung.close()
+
+
+@pytest.mark.parametrize("lang, words", [("en", "cannot be reached"), ("zh", "暂时")])
+def test_class_routes_do_not_wait_on_a_hung_redis(lang, words):
+    import time
+    from app import create_app
+    hung, url = _hung()
+    try:
+        c = create_app({"TESTING": True, "TEXT_STORE_REDIS": url}).test_client()
+        h = {"Accept-Language": lang, "X-Class-Key": "k"}
+        t0 = time.perf_counter()
+        for _ in range(5):
+            for r in (c.post("/api/class", headers=h), c.get("/api/class/ABCDEF", headers=h),
+                      c.post("/api/class/ABCDEF/answer", json={"q": "tape", "option": 1, "tab": "a" * 16}, headers=h),
+                      c.get("/api/class/ABCDEF/counts", headers=h), c.post("/api/class/ABCDEF/close", headers=h)):
+                err = r.get_json()["error"]
+                assert r.status_code == 503 and err["kind"] == "down" and words in err["message"], err
+        assert time.perf_counter() - t0 < 3.0              # one short time-out, not 25
+    finally:
+        hung.close()
+
+
 # ---- through the real server ---------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    """serve.sh as tests/test_serve.py starts it (nginx in front of two gunicorn workers), its
-    readiness asked with http.client: an answer cut short while gunicorn boots is "not yet"."""
-    import os
-    import shutil
-    import signal
-    import subprocess
-    import time
-    from tests.test_serve import ROOT, _free_port
-    for tool in ("nginx", "gunicorn"):
-        if shutil.which(tool) is None:
-            pytest.skip(f"{tool} is not installed (bash install.sh installs it)")
-    port = _free_port()
-    env = {**os.environ, "SPECDEC_BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": "2",
-           "SPECDEC_TEXT_DIR": str(tmp_path_factory.mktemp("texts"))}
-    env.pop("SPECDEC_HOSTS", None)
-    env.pop("SPECDEC_REDIS_URL", None)
-    log = tmp_path_factory.mktemp("log") / "serve.log"
-    proc = subprocess.Popen(["./serve.sh"], cwd=ROOT, env=env, stdout=open(log, "wb"),
-                            stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        for _ in range(240):
-            if proc.poll() is not None:
-                pytest.fail("serve.sh exited:\n" + log.read_text())
-            try:
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-                conn.request("GET", "/api/theory")
-                if conn.getresponse().status == 200:
-                    break
-            except (OSError, http.client.HTTPException):
-                pass
-            time.sleep(0.5)
-        else:
-            pytest.fail("serve.sh did not answer within 120 s:\n" + log.read_text())
+    """serve.sh as tests/test_serve.py starts it: nginx in front of two gunicorn workers."""
+    with serve_util.serving(tmp_path_factory) as (port, proc, _log):
         yield port, proc
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
 
 
 QUESTIONS = ("tape", "exact", "alpha-story")

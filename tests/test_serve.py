@@ -8,20 +8,19 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import signal
 import socket
-import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
+from tests import serve_util
+
 # One server for the whole file, on one worker when the suite runs in parallel (pytest-xdist
 # --dist loadgroup); the last test stops it.
 pytestmark = pytest.mark.xdist_group("serve")
 
-ROOT = Path(__file__).resolve().parents[1]
 SECURITY = ("Content-Security-Policy", "X-Content-Type-Options", "Referrer-Policy", "X-Frame-Options")
 # A reader answered while others hold connections: well under the held connections' header
 # time-out (deploy/nginx.py, 10 s), with room for a loaded machine.
@@ -30,12 +29,6 @@ READER_WAIT_S = 5.0
 
 class NoAnswer(ConnectionError):
     """The connection closed before an HTTP status line came back."""
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _raw(port: int, data: bytes, timeout: float = 10) -> tuple[int, dict, bytes]:
@@ -69,45 +62,10 @@ def _get(port: int, path: str, headers: str = "") -> tuple[int, dict, bytes]:
     return _raw(port, f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{headers}Connection: close\r\n\r\n".encode())
 
 
-def _start(tmp_path_factory, port, *extra):
-    env = {**os.environ, "WEB_CONCURRENCY": "2",
-           "SPECDEC_TEXT_DIR": str(tmp_path_factory.mktemp("texts"))}
-    for k in ("SPECDEC_HOSTS", "SPECDEC_BIND"):
-        env.pop(k, None)
-    log = tmp_path_factory.mktemp("log") / "serve.log"
-    proc = subprocess.Popen(["./serve.sh", "--bind", f"127.0.0.1:{port}", *extra], cwd=ROOT, env=env,
-                            stdout=open(log, "wb"), stderr=subprocess.STDOUT, start_new_session=True)
-    return proc, log
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    for tool in ("nginx", "gunicorn"):
-        if shutil.which(tool) is None:
-            pytest.skip(f"{tool} is not installed (bash install.sh installs it)")
-    port = _free_port()
-    # The address as the README's example passes it: `--bind` among gunicorn's arguments.
-    proc, log = _start(tmp_path_factory, port)
-    try:
-        for _ in range(240):
-            if proc.poll() is not None:
-                pytest.fail("serve.sh exited:\n" + log.read_text())
-            try:
-                if _get(port, "/api/theory")[0] == 200:
-                    break
-            except (OSError, IndexError, ValueError):   # not listening yet, or closed unanswered
-                pass
-            time.sleep(0.5)
-        else:
-            pytest.fail("serve.sh did not answer within 120 s:\n" + log.read_text())
-        yield port, proc, log
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
+    with serve_util.serving(tmp_path_factory) as srv:
+        yield srv
 
 
 def test_pages_and_answers_come_through_with_the_apps_headers(server):
@@ -181,7 +139,7 @@ def _json_refusal(status: int, h: dict, body: bytes) -> dict:
 def test_a_second_serve_sh_on_the_busy_port_says_so_and_exits(server, tmp_path_factory):
     port, *_ = server
     t0 = time.perf_counter()
-    proc, log = _start(tmp_path_factory, port)
+    proc, log = serve_util.start(tmp_path_factory, port)
     assert proc.wait(30) != 0 and time.perf_counter() - t0 < 30
     assert f"127.0.0.1:{port} is busy" in log.read_text()
     assert _get(port, "/api/theory")[0] == 200     # the first one still serves
@@ -303,8 +261,8 @@ def test_gunicorn_is_started_again_when_its_master_dies(server):
 
 
 def test_kill_9_of_serve_sh_leaves_nothing_running(tmp_path_factory):
-    port = _free_port()
-    proc, log = _start(tmp_path_factory, port)
+    port = serve_util.free_port()
+    proc, log = serve_util.start(tmp_path_factory, port)
     try:
         for _ in range(240):
             assert proc.poll() is None, log.read_text()

@@ -21,7 +21,7 @@ from views.teach import chosen, qr_svg, show_state
 
 bp = Blueprint("classroom", __name__)
 
-STATUS = {"closed": 410, "answered": 409, "full": 503, "busy": 429, "key": 403, "bad": 400}
+STATUS = {"closed": 410, "answered": 409, "full": 503, "busy": 429, "key": 403, "bad": 400, "down": 503}
 
 
 def message(kind: str, code: str = "") -> str:
@@ -32,6 +32,7 @@ def message(kind: str, code: str = "") -> str:
         "busy": _("Too many answers at once; this one is sent again in a moment."),
         "key": _("This is not the teacher’s key for the class %(code)s.", code=code),
         "bad": _("An answer is a question’s name, an option from 1 to 9 and the tab’s id."),
+        "down": _("The class’s answers cannot be reached just now; try again in a minute."),
     }[kind]
 
 
@@ -69,14 +70,18 @@ def _never_kept(resp):
     return resp
 
 
+@bp.errorhandler(C.ClassError)
+def _class_error(e: C.ClassError):
+    code = (request.view_args or {}).get("code", "")
+    return refuse(e.kind, param.clip(code, 8))
+
+
 @bp.post("/api/class")
 def open_class():
-    if not C.rate_ok("open"):
+    classes = C.current()
+    if not classes.rate_ok("open"):
         return refuse("busy")
-    try:
-        code, key = C.current().open()
-    except C.ClassError as e:
-        return refuse(e.kind)
+    code, key = classes.open()
     return jsonify({"code": code, "key": key, "lifetime_s": C.LIFETIME_S}), 201
 
 
@@ -97,31 +102,21 @@ def answer(code: str):
     if bad:
         return refuse("bad", part=bad)
     parts = C.check_answer(body.get("q"), body.get("option"), body.get("tab"))
-    if not C.rate_ok(code):
-        return refuse("busy", code)
-    try:
-        C.current().answer(code, *parts)
-    except C.ClassError as e:
-        return refuse(e.kind, param.clip(code, 8))
+    classes = C.current()
+    if not classes.rate_ok(code):
+        return refuse("busy", param.clip(code, 8))
+    classes.answer(code, *parts)
     return jsonify({"ok": True})
 
 
 @bp.get("/api/class/<code>/counts")
 def counts(code: str):
-    key = request.headers.get("X-Class-Key", "")
-    try:
-        return jsonify(C.current().counts(code, key))
-    except C.ClassError as e:
-        return refuse(e.kind, param.clip(code, 8))
+    return jsonify(C.current().counts(code, request.headers.get("X-Class-Key", "")))
 
 
 @bp.post("/api/class/<code>/close")
 def close(code: str):
-    key = request.headers.get("X-Class-Key", "")
-    try:
-        C.current().close(code, key)
-    except C.ClassError as e:
-        return refuse(e.kind, param.clip(code, 8))
+    C.current().close(code, request.headers.get("X-Class-Key", ""))
     return jsonify({"ok": True, "closed": code})
 
 

@@ -19,7 +19,7 @@ from views.choices import choice_labels, param_labels
 from views.format import typeset
 from views.params import parse_lenient
 from views.sections import ANCHORS, BY_ANCHOR, SECTIONS, answers, reads
-from views.teach import chosen, show_query, show_state
+from views.teach import chosen, show_labels, show_query, show_state
 
 bp = Blueprint("plate", __name__)
 
@@ -64,6 +64,8 @@ def _context(lang: str, embed: bool, anchor: str | None = None) -> dict:
         "view_href": url_for(request.endpoint, **(request.view_args or {}), **query, **flip),
         "show": show,
         "show_query": keep,
+        # The whole plate's snippet carries how the page is shown, not a class's code.
+        "embed_query": {**query, **{k: v for k, v in keep.items() if k != "class"}},
         "lang": lang,
         "other_lang": other,
         "state": state,
@@ -167,10 +169,18 @@ def embed_dialog_i18n() -> dict:
     Only the full page has the dialog, so only it ships these."""
     choices = choice_labels()
     choices["depth"] = {"story": _("Story"), "picture": _("Picture"), "frontier": _("Frontier")}
+    # How a teacher has the page shown, which a whole-plate snippet carries (views/teach.py).
+    choices["controls"] = show_labels()["controls"]
+    choices["view"] = {"projector": _("on")}
+    choices["paused"] = {"1": _("on")}
+    labels = {**param_labels(), "sections": _("Sections shown"), "controls": _("The interactives’ settings"),
+              "paused": _("Starts paused"), "view": _("Projector view")}
     return {
-        "labels": param_labels(),
+        "labels": labels,
         "choices": choices,
+        "sections": {s.anchor: s.num for s in SECTIONS},
         "strings": {
+            "list_sep": _(", "),
             "width": _("Width of the frame on your page"),
             "width_phone": _("%(px)s px (a phone)"),
             "width_px": _("%(px)s px"),

@@ -64,7 +64,8 @@ def qr_svg(link: str, title: str) -> str:
                          svgclass="qr", omitsize=True)
 
 
-def _labels() -> dict:
+def show_labels() -> dict:
+    """The names of the choices of how a page is shown, in the reader's language."""
     return {
         "controls": {"shown": _("shown"), "locked": _("locked: shown, not movable"), "hidden": _("hidden")},
         "depth": {"story": _("Story"), "picture": _("Picture"), "frontier": _("Frontier")},
@@ -121,7 +122,7 @@ def page(lang: str):
                      "units": {}, "sections": {s.anchor: list(reads(s)) for s in SECTIONS}, "modules": ["teach"]},
         P=P, show=show, notices=notices, sections=sections, picked={s.anchor for s in picked},
         lesson_lang=lesson_lang, link=link, qr=qr_svg(link, _("QR code of the lesson’s link")),
-        labels=_labels(), teach_i18n=teach_i18n(), depth_allowed=P.DEPTH.allowed(_),
+        labels=show_labels(), teach_i18n=teach_i18n(), depth_allowed=P.DEPTH.allowed(_),
         show_names=param.join([f"{n} ({p.allowed(_)})" for n, p in P.SHOW.items()], _),
         switch_href=url_for("teach.page", lang=other, **args),
         page_href=url_for("plate.page", lang=lang), query={}, embed=False)

@@ -1,4 +1,17 @@
-// Small DOM helpers shared by every widget: build elements, and the one way to show an error.
+// Small DOM helpers shared by every widget: build elements, read the page's JSON, fill a
+// catalog's string, and the one way to show an error.
+
+// The JSON the server put in <script type="application/json" id=…> ({} if missing or unreadable).
+export function readJSON(id) {
+  const el = document.getElementById(id);
+  if (!el) return {};
+  try { return JSON.parse(el.textContent || "{}"); } catch { return {}; }
+}
+
+// A catalog's string with its %(name)s slots filled (a slot without a value stays as it is).
+export function interpolate(s, vars) {
+  return vars ? s.replace(/%\((\w+)\)s/g, (m, k) => String(vars[k] ?? m)) : s;
+}
 
 // h("span", {class: "x", text: "y"}, child, ...)
 export function h(tag, attrs = {}, ...children) {

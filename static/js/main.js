@@ -5,7 +5,7 @@
 import { state } from "./state.js";
 import { bindControls } from "./controls.js";
 import { sectionOf, startSections } from "./sections.js";
-import { h } from "./dom.js";
+import { h, readJSON } from "./dom.js";
 import { tidy } from "./format.js";
 import { startPredictions } from "./predict.js";
 import { startFolds } from "./folds.js";
@@ -13,12 +13,6 @@ import { startFolds } from "./folds.js";
 const html = document.documentElement;
 const lang = html.dataset.lang || "en";
 const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
-
-function readJSON(id) {
-  const el = document.getElementById(id);
-  if (!el) return {};
-  try { return JSON.parse(el.textContent || "{}"); } catch { return {}; }
-}
 
 const pageStrings = readJSON("i18n");
 
@@ -215,16 +209,36 @@ function backToAnchor() {
 }
 
 // ---- how a teacher has the page shown (views/teach.py): settings locked or hidden, paused -------
-// Locked: every setting stays in view but cannot be moved (stepping and playing still work);
-// hidden: the settings are not shown at all (plate.css), and locked too, so keys cannot reach them.
+// A setting is a control of the state ([data-param]) or anything else that changes what a section
+// shows: a button that adds a round, draws again, applies a preset or a value, the lab's text
+// ([data-sets], on the element or a group of them). Locked: every setting stays in view but cannot
+// be moved; hidden: the settings are not shown at all (plate.css), and locked too. The state itself
+// refuses changes on such a page (state.js), so keys cannot move it either. What only plays the run
+// the link set stays free: Step, Back, Play, Reset, the bench's time within a pass, the
+// predict-first questions, the tabs and folds that show more of the same section.
 // Paused: nothing moves by itself until the reader starts that interactive (a click or a key in it).
+const SETTINGS = "[data-param], [data-sets], [data-sets] :is(button, input, select, textarea)";
+function lockAll(root) {
+  const els = [...(root.matches?.(SETTINGS) ? [root] : []), ...root.querySelectorAll(SETTINGS)];
+  for (const c of els) {
+    if (!c.matches("button, input, select, textarea, fieldset")) continue;
+    if (!c.disabled) c.disabled = true;
+    c.setAttribute("aria-disabled", "true");
+  }
+}
+
 function applyShow() {
   const mode = html.dataset.controls;
   if (mode === "locked" || mode === "hidden") {
-    for (const c of document.querySelectorAll("[data-param]")) {
-      c.disabled = true;
-      c.setAttribute("aria-disabled", "true");
-    }
+    lockAll(document);
+    // Settings drawn later (live text swapped in with a new answer, a widget's own buttons), and a
+    // widget enabling its button again once a round is possible: locked again at once.
+    new MutationObserver((records) => {
+      for (const r of records) {
+        if (r.type === "attributes") lockAll(r.target);
+        else for (const n of r.addedNodes) if (n instanceof Element) lockAll(n);
+      }
+    }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ["disabled"] });
   }
   if (html.dataset.paused === "1") {
     const start = (e) => {

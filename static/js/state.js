@@ -8,11 +8,7 @@
 //   state.query(names)         {name: text} of the values that differ from the defaults
 //   state.reads(unit|anchor)   the parameters a section (or a part of one) reads
 
-function readJSON(id) {
-  const el = document.getElementById(id);
-  if (!el) return {};
-  try { return JSON.parse(el.textContent || "{}"); } catch { return {}; }
-}
+import { readJSON } from "./dom.js";
 
 const shipped = readJSON("params");
 export const params = shipped.params || {};
@@ -78,13 +74,22 @@ function writeUrl() {
   history.replaceState(history.state, "", url.pathname + url.search + url.hash);
 }
 
+// A teacher's link locked or hid the settings (views/teach.py: controls=locked|hidden): the state
+// stays where the link set it, whatever asks to move it (a control, a button that adds or redraws,
+// a key), so nothing a reader does changes a number. Opening a "Go further" fold is reading, not a
+// setting: it stays free.
+export const locked = ["locked", "hidden"].includes(document.documentElement.dataset.controls);
+const FREE_WHEN_LOCKED = new Set(["more"]);
+
 export const state = {
   get: (name) => (values.has(name) ? values.get(name) : params[name]?.default ?? null),
-  // Typed values only; a value the declaration does not allow is ignored (returns false).
+  // Typed values only; a value the declaration does not allow is ignored (returns false), and so
+  // is every setting of a locked page.
   set(changes) {
     const changed = new Set();
     for (const [name, value] of Object.entries(changes)) {
       if (!(name in params)) continue;
+      if (locked && !FREE_WHEN_LOCKED.has(name)) continue;
       if (value !== null && parse(name, toUrl(value)) === undefined) return false;
       if (values.get(name) !== value) { values.set(name, value); changed.add(name); }
     }

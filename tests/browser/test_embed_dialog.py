@@ -177,3 +177,35 @@ def test_dialog_says_what_a_section_embed_leaves_out_and_gives_a_fixed_snippet(p
     open_dialog(page, ".embed-link--page")
     assert not page.locator(".embed-dialog__prose").is_visible()
     assert page.console_errors == []
+
+
+@pytest.mark.parametrize("lang, sections", [("en", "Sections shown: {tape}, {exact}"), ("zh", "显示的小节：{tape}、{exact}")])
+def test_whole_plate_snippet_carries_how_the_page_is_shown(page, live_url, lang, sections):
+    # A lesson's page as the teacher's page links it: two sections, locked, paused, projected,
+    # at the Story depth, γ 6. Its whole-plate snippet carries all of it, as that link does.
+    lesson = {"gamma": "6", "depth": "story", "sections": "tape,exact", "controls": "locked", "paused": "1", "view": "projector"}
+    query = "&".join(f"{k}={v}" for k, v in lesson.items())
+    _load(page, f"{live_url}/{lang}/specdec/?{query}")
+    # Without scripts the link itself carries it too.
+    href = page.locator(".embed-link--page").get_attribute("href")
+    assert dict(parse_qsl(urlsplit(href).query)) == lesson
+    open_dialog(page, ".embed-link--page")
+    s = snippet(page)
+    assert urlsplit(s["src"]).path == f"/embed/{lang}/specdec/" and s["query"] == lesson
+    nums = {a: f'{int(page.locator(f"#{a}").get_attribute("data-num")):02d}' for a in ("tape", "exact")}
+    named = dict(settings(page))
+    assert named["sections"] == sections.format(**nums)
+    assert named["paused"].endswith("on" if lang == "en" else "开") and named["view"].endswith("on" if lang == "en" else "开")
+    # The dialog's own choices are the teacher's: not locked with the sections' settings.
+    assert page.locator("#embed-dialog-width").is_enabled()
+    assert page.locator("label[for=embed-dialog-width]").evaluate("l => getComputedStyle(l).opacity") == "1"
+    # The preview is that lesson: its two sections, locked, in projector view.
+    frame = preview_frame(page, s["src"])
+    assert frame.locator(".plate-section").evaluate_all("ss => ss.map(s => s.id)") == ["tape", "exact"]
+    assert frame.locator("html").get_attribute("data-controls") == "locked"
+    assert frame.locator("html").get_attribute("data-view") == "projector"
+    # From the defaults: the settings moved go, how the teacher shows the page stays.
+    page.locator("#embed-dialog-defaults").check()
+    wait_measured(page)
+    assert snippet(page)["query"] == {k: v for k, v in lesson.items() if k not in ("gamma", "depth")}
+    assert page.console_errors == []

@@ -65,3 +65,57 @@ def test_projector_switch_keeps_the_settings(page, live_url):
     assert page.locator("#tape-gamma").input_value() == "3"
     assert page.locator("#view-switch").inner_text() == "Leave projector view"
     assert "view=" not in page.locator("#view-switch").get_attribute("href")
+
+
+TIP = "#trees .tnode-tip"
+
+
+@pytest.mark.parametrize("lang, view", [("en", "page"), ("zh", "projector")])
+def test_tree_nodes_tell_their_chances_by_keyboard_and_tap(browser, live_url, lang, view):
+    # What a node of the tree says (its whole token, q and p) was a hover-only <title>: now the
+    # keyboard and a tap reach it as well, in the page and in projector view.
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    pg = ctx.new_page()
+    load(pg, f"{live_url}/{lang}/specdec/?sections=trees&view={view}")
+    nodes = pg.locator("#trees svg.trees-tree g.tnode")
+    assert nodes.count() > 3
+    assert pg.locator("#trees svg.trees-tree g.tnode title").count() == 0
+    assert nodes.evaluate_all("gs => gs.every(g => g.dataset.tip && g.getAttribute('aria-label') === g.dataset.tip)")
+    # One node in the Tab order; ↓ moves between nodes; → still steps the pass and keeps the node.
+    assert nodes.evaluate_all("gs => gs.filter(g => g.tabIndex === 0).length") == 1
+    pg.locator("#trees .trees-tree-box").focus()
+    pg.keyboard.press("Tab")
+    assert pg.evaluate("() => document.activeElement.dataset.node") == "0"
+    assert pg.locator(TIP).is_visible()
+    pg.keyboard.press("ArrowDown")
+    node = pg.evaluate("() => document.activeElement.dataset.node")
+    assert node == "1"
+    tip = pg.locator(TIP).inner_text()
+    assert tip == nodes.nth(1).get_attribute("data-tip") and "q" in tip
+    status = pg.locator("#trees [data-out=status]").inner_text()
+    pg.keyboard.press("ArrowRight")
+    pg.wait_for_function("(s) => document.querySelector('#trees [data-out=status]').innerText !== s", arg=status)
+    assert pg.evaluate("() => document.activeElement.dataset.node") == "1"
+    assert pg.locator(TIP).is_visible() and "p" in pg.locator(TIP).inner_text()   # p shown once the target ran
+    box = pg.locator(TIP).bounding_box()
+    assert box["width"] > 0 and box["x"] + box["width"] <= 1280
+    if view == "projector":
+        assert pg.locator(TIP).evaluate("t => parseFloat(getComputedStyle(t).fontSize)") >= 18
+    pg.screenshot(path=f"/tmp/tree-tip-{lang}-{view}.png")
+    pg.keyboard.press("Escape")
+    assert not pg.locator(TIP).is_visible()
+    ctx.close()
+    # A tap on a phone opens a node's tip; a second tap, or one elsewhere, puts it away.
+    ctx = browser.new_context(viewport={"width": 390, "height": 800}, has_touch=True, is_mobile=True)
+    pg = ctx.new_page()
+    load(pg, f"{live_url}/{lang}/specdec/?sections=trees&view={view}")
+    g = pg.locator('#trees svg.trees-tree g.tnode[data-node="2"]')
+    g.scroll_into_view_if_needed()
+    g.tap()
+    assert pg.locator(TIP).is_visible() and pg.locator(TIP).inner_text() == g.get_attribute("data-tip")
+    g.tap()
+    assert not pg.locator(TIP).is_visible()
+    g.tap()
+    pg.locator("#trees [data-out=status]").tap()
+    assert not pg.locator(TIP).is_visible()
+    ctx.close()

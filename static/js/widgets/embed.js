@@ -15,7 +15,8 @@
 // height the frame reported, before and after its charts were drawn.
 import { params } from "../state.js";
 import { colon, num } from "../format.js";
-import { depth } from "../dom.js";
+import { depth, interpolate, readJSON } from "../dom.js";
+import { pageShow, showQuery } from "../show.js";
 
 const WIDTHS = [390, 640, 800, 1000];   // px; 390: a phone
 const SETTLE_MS = 1000;                 // no change of height for this long: measured
@@ -24,16 +25,6 @@ const SLACK = 1.02;                     // 2% over the measured height: other fo
 let dialog = null;
 let width = 800;          // the last width chosen, kept while the page is open
 let current = null;       // {el, ctx, reads}: the link the dialog was opened from, what it reads
-
-function readJSON(id) {
-  const el = document.getElementById(id);
-  if (!el) return {};
-  try { return JSON.parse(el.textContent || "{}"); } catch { return {}; }
-}
-
-function interpolate(s, vars) {
-  return vars ? s.replace(/%\((\w+)\)s/g, (m, k) => String(vars[k] ?? m)) : s;
-}
 
 // The dialog's own words (page.html ships them with the names of the settings).
 let text = null;
@@ -74,6 +65,11 @@ function describe(name, raw, t) {
   const label = depth() === "story" ? full.replace(SYMBOL, "") : full;
   const p = params[name] || {};
   let value = text.choices?.[name]?.[raw];
+  if (name === "sections") {
+    // The sections by their numbers, as the contents list them.
+    const nums = text.sections || {};
+    value = raw.split(",").map((a) => String(nums[a] ?? a).padStart(2, "0")).join(t("list_sep"));
+  }
   if (value === undefined) {
     if (p.kind === "bool") value = raw === "1" ? t("on") : t("off");
     else if (p.kind === "int" && name !== "seed") value = num(Number(raw));
@@ -235,7 +231,11 @@ function query() {
   const { el, ctx, reads } = current;
   const fromDefaults = dialog.querySelector("#embed-dialog-defaults").checked;
   const url = new URL(el.getAttribute("href"), location.href);
-  url.search = fromDefaults ? "" : new URLSearchParams(ctx.state.query(reads)).toString();
+  // The whole plate also carries how this page is shown (its sections, settings locked or
+  // hidden, paused, the projector), written as the teacher's page writes its link; "from the
+  // defaults" leaves out the settings moved, not how the teacher chose to show the page.
+  const show = reads ? {} : showQuery(pageShow(), true);
+  url.search = new URLSearchParams({ ...(fromDefaults ? {} : ctx.state.query(reads)), ...show }).toString();
   return url;
 }
 

@@ -3,16 +3,8 @@
 // preview is the one-section embed itself; moving its controls sets where that section starts
 // (its URL, as state.js writes it, is read back), so no teacher types a parameter's key.
 import { snippet } from "./embed.js";
-
-function readJSON(id) {
-  const el = document.getElementById(id);
-  if (!el) return {};
-  try { return JSON.parse(el.textContent || "{}"); } catch { return {}; }
-}
-
-function fill(s, vars) {
-  return s.replace(/%\((\w+)\)s/g, (m, k) => String(vars[k] ?? m));
-}
+import { interpolate as fill, readJSON } from "../dom.js";
+import { search, showQuery as query } from "../show.js";
 
 export function mount(el, ctx) {
   const t = readJSON("teach-i18n");
@@ -51,14 +43,7 @@ export function mount(el, ctx) {
     projector: form.querySelector('input[name="view"]').checked,
   });
 
-  function showQuery(l, whole) {
-    const q = {};
-    if (whole && l.picked.length < anchors.length) q.sections = l.picked.join(",");
-    if (l.controls !== "shown") q.controls = l.controls;
-    if (l.paused) q.paused = "1";
-    if (l.projector) q.view = "projector";
-    return q;
-  }
+  const showQuery = (l, whole) => query({ ...l, all: anchors }, whole);
 
   function pageState(l) {
     // One state for the page: each chosen section's start, in the plate's order; a name set for
@@ -74,8 +59,6 @@ export function mount(el, ctx) {
     for (const [a, k] of setOrder) if (l.picked.includes(a) && starts.get(a)[k] !== undefined) merged[k] = starts.get(a)[k];
     return { merged, clash };
   }
-
-  const search = (obj) => { const s = new URLSearchParams(obj).toString(); return s ? `?${s}` : ""; };
 
   let qrTimer = null;
   function render() {

@@ -68,12 +68,15 @@ function drawTree(el, a, view) {
   }
   for (const nd of nodes) {
     const st = nd.id ? view.status.get(nd.id) ?? "pending" : "root";
-    const g = s("g", { class: `tnode tnode--${st}${nd.id === view.current ? " is-current" : ""}`,
-                       "data-node": nd.id, transform: `translate(${nd.px} ${nd.py})` });
     const chances = depth() === "story"   // in words at the Story depth
       ? a.t(view.showP ? "node_title_p_story" : "node_title_story", { q: prob(nd.q), p: prob(nd.p) })
       : `q = ${prob(nd.q)}${view.showP ? `${comma()}p = ${prob(nd.p)}` : ""}`;
-    g.append(s("title", {}, nd.id ? `${nd.token}${colon()}${chances}` : a.t("root_title")));
+    // What a node says is its tip (nodeTips below), reached by hover, tap and focus alike; no
+    // <title>, whose hover-only tooltip would come up beside it.
+    const tip = nd.id ? `${nd.token}${colon()}${chances}` : a.t("root_title");
+    const g = s("g", { class: `tnode tnode--${st}${nd.id === view.current ? " is-current" : ""}`,
+                       "data-node": nd.id, transform: `translate(${nd.px} ${nd.py})`,
+                       tabindex: "-1", role: "img", "aria-label": tip, "data-tip": tip });
     g.append(s("rect", { width: lay.box_w, height: lay.box_h, rx: 5 }));
     g.append(s("text", { class: "tnode-tok", x: 6, y: 14 }, cut(nd.id ? nd.token : a.rootLabel, 11)));
     if (nd.id && !lay.small) {
@@ -149,6 +152,94 @@ function drawWritten(ol, written) {
   ol.replaceChildren(...written.map((w) => h("li", { class: `tape-cell tape-cell--${w.kind}` },
     h("span", { class: "tape-tok", text: w.token }),
     h("span", { class: "tape-mark", "aria-hidden": "true", text: w.kind === "kept" ? "●" : "◆" }))));
+}
+
+// ---- the nodes' tips: by hover, tap or keyboard ------------------------------------------------------
+// One node of the tree is in the page's Tab order (the first, or the one last looked at); ↑ ↓ Home
+// End move between nodes (← → keep stepping the pass, as everywhere in the widget). A node focused,
+// tapped or hovered shows its tip (its whole token, q and p) beside it; Escape, or a tap elsewhere,
+// puts it away. Redrawing the tree (a step) keeps the node looked at and its tip.
+function nodeTips(box, svgEl) {
+  // Beside the scrolling box, not in it: a tip below the last row is not cut off by its edge.
+  const place = box.parentElement;
+  const tip = h("p", { class: "tnode-tip", role: "tooltip", id: `${box.closest("[id]")?.id || "trees"}-tip`, hidden: true });
+  place.append(tip);
+  let at = 0;             // the node in the Tab order
+  let pinned = null;      // the node whose tip a tap or focus opened
+  const nodes = () => [...svgEl.querySelectorAll("g.tnode")];
+  const byId = (id) => svgEl.querySelector(`g.tnode[data-node="${id}"]`);
+
+  function show(g) {
+    tip.textContent = g.dataset.tip;
+    tip.hidden = false;
+    const b = place.getBoundingClientRect();
+    const r = g.getBoundingClientRect();
+    // Below the node, within the column's width.
+    tip.style.left = `${Math.max(0, Math.min(r.left - b.left, place.clientWidth - tip.offsetWidth))}px`;
+    tip.style.top = `${r.bottom - b.top + 4}px`;
+    g.setAttribute("aria-describedby", tip.id);
+  }
+  function hide() { tip.hidden = true; pinned = null; }
+  function roving() {
+    const all = nodes();
+    at = Math.min(at, all.length - 1);
+    all.forEach((g, i) => g.setAttribute("tabindex", i === at ? "0" : "-1"));
+  }
+
+  svgEl.addEventListener("focusin", (e) => {
+    const g = e.target.closest("g.tnode");
+    if (!g) return;
+    at = nodes().indexOf(g);
+    roving();
+    pinned = g.dataset.node;
+    show(g);
+  });
+  svgEl.addEventListener("focusout", (e) => {
+    if (!e.relatedTarget?.closest?.("g.tnode")) hide();
+  });
+  svgEl.addEventListener("keydown", (e) => {
+    const all = nodes();
+    const i = all.indexOf(e.target.closest?.("g.tnode"));
+    if (i < 0) return;
+    const to = { ArrowDown: i + 1, ArrowUp: i - 1, Home: 0, End: all.length - 1 }[e.key];
+    if (e.key === "Escape") { hide(); return; }
+    if (to === undefined) return;
+    e.preventDefault();
+    all[Math.max(0, Math.min(all.length - 1, to))].focus();
+  });
+  // A tap (or a click) opens the node's tip, a second one closes it (the tap's own focus opens
+  // it first: what counts is whether it was open before the tap).
+  let openBefore = null;
+  svgEl.addEventListener("click", (e) => {
+    const g = e.target.closest("g.tnode");
+    if (!g) return;
+    if (openBefore === g.dataset.node) { hide(); openBefore = null; return; }
+    pinned = g.dataset.node;
+    show(g);
+  });
+  document.addEventListener("pointerdown", (e) => {
+    openBefore = !tip.hidden && pinned !== null ? pinned : null;
+    if (!svgEl.contains(e.target)) hide();
+  }, true);
+  svgEl.addEventListener("pointerover", (e) => {
+    const g = e.target.closest("g.tnode");
+    if (g && e.pointerType === "mouse") show(g);
+  });
+  svgEl.addEventListener("pointerout", (e) => {
+    const g = e.target.closest("g.tnode");
+    if (!g || e.pointerType !== "mouse" || g.contains(e.relatedTarget)) return;
+    const keep = pinned && byId(pinned);
+    if (keep) show(keep); else tip.hidden = true;
+  });
+
+  // After a redraw: the same node in the Tab order, focused again if it was, its tip again.
+  return function redrawn(focusedId) {
+    roving();
+    const g = pinned !== null && byId(pinned);
+    if (focusedId !== null && byId(focusedId)) byId(focusedId).focus({ preventScroll: true });
+    else if (g) show(g);
+    else if (pinned !== null) hide();
+  };
 }
 
 // ---- charts ---------------------------------------------------------------------------------------
@@ -232,11 +323,14 @@ export function mount(el, ctx) {
   let pa = null;
   let at = 0;
 
+  const tips = treeSvg ? nodeTips(el.querySelector(".trees-tree-box"), treeSvg) : null;
   const draw = () => {
     if (!pa || !treeSvg) return;
     const pass = pa.pass;
     const view = viewAt(pass, at);
+    const focused = treeSvg.contains(document.activeElement) ? document.activeElement.closest("g.tnode")?.dataset.node ?? null : null;
     drawTree(treeSvg, { pass, t, rootLabel: pass.root_token }, view);
+    tips(focused);
     drawMask(maskSvg, pass, view.event.kind === "check" ? view.event.node : view.current);
     drawResidual(residual, view.event);
     drawWritten(writtenEl, view.written);
