@@ -164,7 +164,7 @@ def test_a_redis_that_is_down_reads_as_missing_not_500(tmp_path):
     assert r.status_code == 404 and r.get_json()["error"]["param"] == "text"
 
 
-def _hung_redis():
+def hung_redis():
     """A server that accepts connections and never answers (a hung Redis)."""
     hung = socket.socket()
     hung.bind(("127.0.0.1", 0))
@@ -173,7 +173,7 @@ def _hung_redis():
     return hung, f"redis://127.0.0.1:{hung.getsockname()[1]}/0"
 
 
-def _asked(hung) -> int:
+def asked(hung) -> int:
     """How many times the store came to the hung server since the last call: each ask that timed
     out drops its connection, so the next ask opens a new one. Counted, not timed: wall-clock
     bounds failed on a loaded machine."""
@@ -190,7 +190,7 @@ def _asked(hung) -> int:
 def test_a_hung_redis_costs_one_short_wait_then_is_not_asked(tmp_path):
     # The first request waits the short time-out, the next ones do not ask Redis at all until
     # the breaker closes.
-    hung, url = _hung_redis()
+    hung, url = hung_redis()
     now = [1000.0]
     try:
         store = textstore.RedisStore(url, clock=lambda: now[0])
@@ -200,27 +200,27 @@ def test_a_hung_redis_costs_one_short_wait_then_is_not_asked(tmp_path):
         # It did wait for an answer, and not Redis's default (no time-out at all): a hang guard,
         # generous for a loaded machine.
         assert textstore.REDIS_TIMEOUT_S * 0.9 <= time.perf_counter() - t0 < 20 * textstore.REDIS_TIMEOUT_S
-        assert store.broken and _asked(hung) == 1
+        assert store.broken and asked(hung) == 1
         for _ in range(20):
             assert store.get(h) is None and store.put(h, b"x") is False
-        assert _asked(hung) == 0                         # not asked while the breaker is open
+        assert asked(hung) == 0                         # not asked while the breaker is open
         now[0] += textstore.REDIS_BREAK_S + 1            # the breaker closes: asked again
         assert not store.broken
         assert store.get(h) is None and store.broken
-        assert _asked(hung) == 1
+        assert asked(hung) == 1
     finally:
         hung.close()
 
 
 def test_lab_requests_do_not_wait_on_a_hung_redis(tmp_path):
-    hung, url = _hung_redis()
+    hung, url = hung_redis()
     try:
         app = create_app({"TESTING": True, "TEXT_STORE_REDIS": url})
         c = app.test_client()
         for i in range(10):   # random hashes the worker does not hold: each would ask the store
             r = c.get(f"/api/lab/run?text={hashlib.sha256(bytes([i])).hexdigest()}")
             assert r.status_code == 404 and r.get_json()["error"]["param"] == "text"
-        assert _asked(hung) == 1   # one short time-out, not ten
+        assert asked(hung) == 1   # one short time-out, not ten
     finally:
         hung.close()
 
