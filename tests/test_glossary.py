@@ -180,6 +180,22 @@ def test_rendered_typography(rendered, name, pattern):
     assert not bad, (name, bad[:5])
 
 
+def test_rendered_ranges_stay_on_one_line(rendered):
+    """A range of figures is not split at a line end ("2.7–" / "3.5 倍"): a word joiner on each
+    side of its dash, no-break spaces around 到 (tidy_zh; format.js's tidy for scripts' text)."""
+    bad = []
+    for url, (html, _t) in rendered.items():
+        text = _page_text(html)
+        bad += [(url, text[max(0, m.start() - 20):m.end() + 5])
+                for m in re.finditer(r"\d%?(\u2060?)–(\u2060?)\d|\d%?[ \t]+到[ \t]*\d|\d%?[ \t]*到[ \t]+\d", text)
+                if not (m.group(1) and m.group(2))]
+    assert not bad, bad[:5]
+    # The class is tested, not only the absence: the published ranges are there, joined.
+    texts = [_page_text(h) for h, _t in rendered.values()]
+    assert any("2.7\u2060–\u20603.5\u00a0倍" in t for t in texts)
+    assert any(re.search(r"\d\u00a0到\u00a0\d", t) for t in texts)
+
+
 def test_rendered_wan_yi_stay_with_their_number(rendered):
     """A figure with 万/亿 written in the prose (not by a field, which does not wrap) has a word
     joiner between its digits and 万/亿, so a line cannot end between them ("配 700" / "亿参数")."""
