@@ -133,7 +133,8 @@ def test_catalog_typography(entries, name, pattern):
 from tests.test_i18n import ZH_URLS, _Reader   # noqa: E402
 
 RENDERED = ZH_URLS + ["/zh/specdec/?greedy=1", "/zh/specdec/?model=llama-3.1-70b&gpu=a100-sxm-80gb",
-                      "/zh/specdec/?gamma=1&batch=1", "/zh/specdec/?depth=story&greedy=1&seed=5"]
+                      "/zh/specdec/?gamma=1&batch=1", "/zh/specdec/?depth=story&greedy=1&seed=5",
+                      "/zh/specdec/?depth=abc&rule=x&eff=2", "/zh/specdec/teach/"]
 _SCRIPT = re.compile(r"<(script|style|textarea|pre)\b.*?</\1>", re.S)
 _FIELD = re.compile(r'<span class="num"[^>]*>[^<]*</span>')
 UNIT = r"(?:倍|GB|TB|MB|KB|GiB|TiB|ms|µs|毫秒|微秒)(?![A-Za-z])"
@@ -172,6 +173,10 @@ def rendered(app):
     ("ms for 毫秒", r"\d[\s\u00a0]*ms\b"),
     ("快 N 倍", r"快\s*(?:[\d.]+|[nN]|[一二两三四五六七八九十]+)\s*倍"),
     ("× after a number", r"\d×"),
+    # Brackets beside Chinese are full-width, and one at a time (the teacher's page once wrote
+    # "讲解深度 (下列值之一（story、…）)").
+    ("Chinese in half-width brackets", rf"\([^()\n]*[{HAN}][^()\n]*\)"),
+    ("two brackets side by side", r"）（"),
 ])
 def test_rendered_typography(rendered, name, pattern):
     rx = re.compile(pattern)
@@ -225,3 +230,14 @@ def test_phone_card_labels_take_one_mark(rendered):
     bad = {(url, lab) for url, (html, _t) in rendered.items()
            for lab in re.findall(r'data-label="([^"]*)"', html) if re.search(r"[？：。，；！]$", lab)}
     assert not bad, sorted(bad)[:5]
+
+
+def test_notice_and_teacher_page_gloss_a_settings_keys(rendered):
+    """A link's keys (depth=frontier, rule=keep-draft) are given with their names on the page
+    wherever the settings are listed for a reader: the notice for a bad link and the teacher's page
+    (issue 24, E3)."""
+    notice = rendered["/zh/specdec/?depth=abc&rule=x&eff=2"][1]
+    teach = rendered["/zh/specdec/teach/"][1]
+    for text in (notice, teach):
+        assert "其中 story 是“故事”，picture 是“图示”，frontier 是“前沿”。" in text
+        assert "keep-draft 是“错误：所有猜测一律保留”" in text
