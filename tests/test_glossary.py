@@ -177,6 +177,8 @@ def rendered(app):
     ("× after a number", r"\d×"),
     # Brackets beside Chinese are full-width, and one at a time (the teacher's page once wrote
     # "讲解深度 (下列值之一（story、…）)").
+    # A template's own comma or colon after Chinese ("…Highlights”, 2025-03-03" in the sources).
+    ("half-width comma or colon after Chinese", rf"[{HAN}）」》”][,:;](?!//)"),
     ("Chinese in half-width brackets", rf"\([^()\n]*[{HAN}][^()\n]*\)"),
     ("two brackets side by side", r"）（"),
 ])
