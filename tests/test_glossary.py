@@ -245,3 +245,18 @@ def test_notice_and_teacher_page_gloss_a_settings_keys(rendered):
     for text in (notice, teach):
         assert "其中 story 是“故事”，picture 是“图示”，frontier 是“前沿”。" in text
         assert "keep-draft 是“错误：所有猜测一律保留”" in text
+
+
+def test_rendered_labels_take_one_colon(rendered):
+    """A label and its value take one "：" where a template joins them too: the parts' list once read
+    "04 草稿模型：小滚筒：γ 个快速的猜测" (the catalog's check cannot see the template's colon)."""
+    import html as _html
+    bad = []
+    for url, (page, _t) in rendered.items():
+        body = _SCRIPT.sub(" ", page)
+        for m in re.finditer(r"<(li|dt|dd|th|td|caption|figcaption|h[1-6])\b[^>]*>(.*?)</\1>", body, re.S):
+            inner = re.sub(r'<span class="depth-words">.*?</span>', "", m.group(2))   # one depth at a time
+            text = " ".join(_html.unescape(TAG.sub("", MATH.sub("·", inner))).split())
+            if re.search(r"^[^，。；！？·]*：[^，。；！？（）·]*：", text):
+                bad.append((url, text[:60]))
+    assert not bad, sorted(set(bad))[:5]
