@@ -5,12 +5,12 @@ from __future__ import annotations
 from flask_babel import gettext as _
 
 from sim import roofline
-from views.format import num
+from views.format import comma, num
 
 
 def init_app(app) -> None:
     # A global, so macros imported without context (and rendered alone for /api/section) see it.
-    app.jinja_env.globals.update(choice_labels=choice_labels)
+    app.jinja_env.globals.update(choice_labels=choice_labels, value_gloss=value_gloss)
 
 
 def choice_labels() -> dict[str, dict[str, str]]:
@@ -81,3 +81,24 @@ def param_labels() -> dict[str, str]:
         "tpass": _("The tree pass’s new draws"),
         "tdraw": _("The tree tubes’ refills"),
     }
+
+
+def depth_labels() -> dict[str, str]:
+    return {"story": _("Story"), "picture": _("Picture"), "frontier": _("Frontier")}
+
+
+# The settings whose values a link writes as keys a reader cannot guess (depth=frontier,
+# rule=keep-draft): where the settings are listed for a reader (the notice for a bad link, the
+# teacher's page), each such value is given with its name on the page (issue 24, E3).
+GLOSSED = ("depth", "draft", "tdraft", "ldraft", "rule", "adapt", "tlang", "shape", "sampling", "trule")
+
+
+def value_gloss(name: str) -> str:
+    """"Of these, story is “Story”, …" for a setting's values whose name on the page does not
+    already contain them (so English, where most do, says nothing it need not); "" if none."""
+    if name not in GLOSSED:
+        return ""
+    labels = {**choice_labels(), "depth": depth_labels()}.get(name, {})
+    pairs = [_("%(value)s is “%(label)s”", value=v, label=lab) for v, lab in labels.items()
+             if v.lower() not in lab.lower()]
+    return _("Of these, %(list)s.", list=comma().join(pairs)) if pairs else ""

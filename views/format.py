@@ -137,11 +137,26 @@ WORD_JOINER = "\u2060"
 _AFTER_MARK = re.compile(r"([，。；：！？、])((?:</[a-z]+>)*)[ \t]+(?=\S)")
 
 
+# A range of figures ("2.7–3.5 倍", "85% 到 90%") stays on one line: a line may break after an en
+# dash and at the spaces around 到, so a word joiner sits on each side of the dash and the spaces
+# around 到 are no-break ones, also where a field's <span> closes before the mark or opens after it.
+# Scripts' data are passed over unchanged. format.js's tidy() does the same.
+_RANGE = re.compile(r'(<script\b.*?</script>)|(\d%?)((?:</[a-z]+>)*)(?:(–)|[ \t]+(到)[ \t]+)((?:<[a-z][^>]*>)*)(?=\d)', re.S)
+
+
+def _range(m: re.Match) -> str:
+    if m.group(1):
+        return m.group(1)
+    mark = WORD_JOINER + "–" + WORD_JOINER if m.group(4) else NBSP + "到" + NBSP
+    return m.group(2) + m.group(3) + mark + m.group(6)
+
+
 def tidy_zh(html: str) -> str:
     html = _UNIT_SPACE.sub(r"\1", html)
     html = _QUOTE_TOKEN.sub(r"「\1\2\3」", html)
     html = _AFTER_MARK.sub(r"\1\2", html)
     html = _NUM_UNIT.sub(lambda m: m.group(1) + (m.group(2) or "") + NBSP, html)
+    html = _RANGE.sub(_range, html)
     return _WAN_YI.sub(lambda m: m.group(1) or m.group(2) + WORD_JOINER, html)
 
 

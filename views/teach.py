@@ -123,7 +123,7 @@ def page(lang: str):
         P=P, show=show, notices=notices, sections=sections, picked={s.anchor for s in picked},
         lesson_lang=lesson_lang, link=link, qr=qr_svg(link, _("QR code of the lesson’s link")),
         labels=show_labels(), teach_i18n=teach_i18n(), depth_allowed=P.DEPTH.allowed(_),
-        show_names=param.join([f"{n} ({p.allowed(_)})" for n, p in P.SHOW.items()], _),
+        show_names=_("; ").join(_("%(label)s (%(allowed)s)", label=n, allowed=p.allowed(_)) for n, p in P.SHOW.items()),
         switch_href=url_for("teach.page", lang=other, **args),
         page_href=url_for("plate.page", lang=lang), query={}, embed=False)
     return typeset(html, lang)

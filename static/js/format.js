@@ -44,13 +44,16 @@ export function paren(text) { return zh() ? `（${text}）` : ` (${text})`; }
 // views/format.py's tidy_zh does to the server's Chinese text.
 // A quote-mark token inside quote marks is shown in corner brackets (「“」), and a number keeps
 // its unit and its 万/亿 on the same line (a no-break space: "50.4 GB", "3.4 倍"; a word joiner:
-// "1.33万"), as tidy_zh does too.
+// "1.33万"), and a range of figures keeps together ("2.7–3.5 倍": word joiners around the dash;
+// "85% 到 90%": no-break spaces around 到), as tidy_zh does too.
 export function tidy(text) {
   if (!zh()) return text;
   return text.replace(/(?<=[万亿])[ \t]+(?=[\u4e00-\u9fff])/g, "")
     .replace(/“((?:<[^>]*>)*)([“”‘’"'])((?:<\/[^>]*>)*)”/g, "「$1$2$3」")
     .replace(/([，。；：！？、])((?:<\/[a-z]+>)*)[ \t]+(?=\S)/g, "$1$2")
     .replace(/(?<=\d)((?:<\/[a-z]+>)*)[ \t]+(?=(?:倍|GB|TB|MB|KB|GiB|TiB|ms|µs|毫秒|微秒)(?![A-Za-z]))/g, "$1\u00a0")
+    .replace(/(?<=\d%?)((?:<\/[a-z]+>)*)(?:(–)|[ \t]+(到)[ \t]+)((?:<[a-z][^>]*>)*)(?=\d)/g,
+      (_m, close, dash, to, open) => close + (dash ? "\u2060–\u2060" : "\u00a0到\u00a0") + open)
     .replace(/(?<=\d)(?=[万亿])/g, "\u2060");
 }
 

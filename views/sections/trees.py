@@ -349,6 +349,11 @@ def method_name(m: str) -> str:
             "best": _("best shape, likeliest tokens"), "sequoia": _("best shape, sampled (Sequoia)")}[m]
 
 
+def story_name(m: str) -> str:
+    """The method's name at the Story depth, where "k" means nothing yet (issue 24, S3)."""
+    return _("tree of the draft's few likeliest tokens") if m == "topk" else method_name(m)
+
+
 def _rounded(xs, digits: int = 4) -> list:
     return [None if x is None else round(float(x), digits) for x in xs]
 
@@ -360,7 +365,7 @@ def budget_part(lang: str, v: dict) -> dict:
     methods = {}
     for m in METHODS:
         cm = cu["methods"][m]
-        methods[m] = {"name": method_name(m), "drawn": m in CHART_METHODS, "how": cm["how"],
+        methods[m] = {"name": method_name(m), "name_story": story_name(m), "drawn": m in CHART_METHODS, "how": cm["how"],
                       "best_n": cm["best_n"], "best_speedup": cm["best_speedup"],
                       # For the chart, to four decimals (it shows two; the page weighs less).
                       "tokens": _rounded(cm["tokens"]), "speedup": _rounded(cm["speedup"]),
@@ -368,11 +373,15 @@ def budget_part(lang: str, v: dict) -> dict:
     verdict = None
     if cu["fits"]:
         verdict = {**{k_: cu[k_] for k_ in ("tree_beats_chain", "tree_over_chain")},
-                   "best_chain": {**cu["best_chain"], "name": method_name(cu["best_chain"]["method"])},
-                   "best_tree": {**cu["best_tree"], "name": method_name(cu["best_tree"]["method"])}}
+                   "best_chain": {**cu["best_chain"], "name": method_name(cu["best_chain"]["method"]),
+                                  "name_story": story_name(cu["best_chain"]["method"])},
+                   "best_tree": {**cu["best_tree"], "name": method_name(cu["best_tree"]["method"]),
+                                 "name_story": story_name(cu["best_tree"]["method"])}}
     rows = [{"batch": r["batch"], "n_fit": r["n_fit"], "tree_beats_chain": r["tree_beats_chain"],
-             "best_chain": {**r["best_chain"], "name": method_name(r["best_chain"]["method"])},
-             "best_tree": {**r["best_tree"], "name": method_name(r["best_tree"]["method"])}} for r in scan["rows"]]
+             "best_chain": {**r["best_chain"], "name": method_name(r["best_chain"]["method"]),
+                            "name_story": story_name(r["best_chain"]["method"])},
+             "best_tree": {**r["best_tree"], "name": method_name(r["best_tree"]["method"]),
+                           "name_story": story_name(r["best_tree"]["method"])}} for r in scan["rows"]]
     stop, full = scan["trees_stop_paying_batch"], scan["stops_fitting_batch"]
     # Which sentence says where trees stop paying: from some batch; not even at batch 1; still
     # paying where memory runs out; still paying at the largest batch scanned; nothing fits.

@@ -256,9 +256,11 @@ function plotBudget(Plotly, node, a, t) {
   const c = colours();
   const traces = [];
   // The method's name, then the budget ("n = 4", in words at the Story depth), then the value.
-  const at = depth() === "story" ? t("budget_story", { n: "%{x}" }) : "n = %{x}";
+  const story = depth() === "story";
+  const at = story ? t("budget_story", { n: "%{x}" }) : "n = %{x}";
   for (const m of DRAWN) {
-    const me = a.methods[m];
+    const me = { ...a.methods[m] };
+    if (story && me.name_story) me.name = me.name_story;   // no "top-k" before k is met
     const line = { ...STYLE[m](c), width: 2 };
     traces.push({ x: a.budgets, y: me.tokens, mode: "lines", name: me.name, legendgroup: m, line,
                   hovertemplate: `${me.name}${comma()}${at}${colon()}%{y:.2f}<extra></extra>` });
@@ -288,12 +290,15 @@ function plotScan(Plotly, node, a, t) {
   const ticks = x.filter((b, i) => i % 2 === 0);
   const narrow = node.clientWidth < 520;
   const title = (text) => ({ text, font: { size: narrow ? 10 : 12 } });
+  // The method and its budget ("n = 4"), in words at the Story depth as in the budget chart.
+  const story = depth() === "story";
+  const how = (b) => `${(story && b.name_story) || b.name}${comma()}${story ? t("budget_story", { n: b.n }) : `n = ${b.n}`}`;
   Plotly.react(node, [
     { x, y: rows.map((r) => r.best_chain.speedup), mode: "lines+markers", name: t("best_chain"),
-      line: { color: c.muted, dash: "dot" }, customdata: rows.map((r) => `${r.best_chain.name}${comma()}n = ${r.best_chain.n}`),
+      line: { color: c.muted, dash: "dot" }, customdata: rows.map((r) => how(r.best_chain)),
       hovertemplate: `${times("%{y:.2f}")}${paren("%{customdata}")}<extra></extra>` },
     { x, y: rows.map((r) => r.best_tree.speedup), mode: "lines+markers", name: t("best_tree"),
-      line: { color: c.accent }, customdata: rows.map((r) => `${r.best_tree.name}${comma()}n = ${r.best_tree.n}`),
+      line: { color: c.accent }, customdata: rows.map((r) => how(r.best_tree)),
       hovertemplate: `${times("%{y:.2f}")}${paren("%{customdata}")}<extra></extra>` },
   ], {
     margin: { l: narrow ? 44 : 56, r: 8, t: 36, b: 44 }, height: 300, paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)",
