@@ -321,3 +321,18 @@ def test_class_routes_never_fail_on_bad_input(client, data):
         assert C.CODE.fullmatch(resp.get_json()["code"])
         return
     check(resp, ({"lang", "gamma"} if query else set()) | {"q", "option", "tab"})
+
+
+@pytest.mark.parametrize("lang, words", [("en", "not a class code"), ("zh", "不是班级代码")])
+@pytest.mark.parametrize("route", ["/api/class/abc", "/api/class/ABCDE0/counts", "/api/class/ABCDEFG/answer",
+                                   "/api/class/%3Cb%3E/close"])
+def test_a_code_that_cannot_be_one_is_refused_by_name(route, lang, words):
+    # Not "the class is closed" (410): no class ever had that code. 0 and 7 letters are outside
+    # the alphabet and the length (serving/classes.py CODE).
+    from app import create_app
+    c = create_app({"TESTING": True}).test_client()
+    h = {"Accept-Language": lang, "X-Class-Key": "k"}
+    r = c.post(route, headers=h, json={}) if route.endswith(("answer", "close")) else c.get(route, headers=h)
+    err = r.get_json()["error"]
+    assert r.status_code == 400 and err["param"] == "code" and words in err["message"], err
+    assert C.CODE_ALPHABET in err["allowed"]

@@ -21,7 +21,8 @@ from views.teach import chosen, qr_svg, show_state
 
 bp = Blueprint("classroom", __name__)
 
-STATUS = {"closed": 410, "answered": 409, "full": 503, "busy": 429, "key": 403, "bad": 400, "down": 503}
+STATUS = {"closed": 410, "answered": 409, "full": 503, "busy": 429, "key": 403, "bad": 400, "down": 503,
+          "code": 400}
 
 
 def message(kind: str, code: str = "") -> str:
@@ -33,13 +34,15 @@ def message(kind: str, code: str = "") -> str:
         "key": _("This is not the teacher’s key for the class %(code)s.", code=code),
         "bad": _("An answer is a question’s name, an option from 1 to 9 and the tab’s id."),
         "down": _("The class’s answers cannot be reached just now; try again in a minute."),
+        "code": _("“%(code)s” is not a class code: a code is 6 capital letters and digits, as the teacher’s screen shows it.", code=code),
     }[kind]
 
 
 def allowed(part: str) -> str:
     return {"q": _("a predict-first question’s name, such as tape or tape-story"),
             "option": _("an option from 1 to 9"),
-            "tab": _("the tab’s id: 16 to 32 hexadecimal digits")}[part]
+            "tab": _("the tab’s id: 16 to 32 hexadecimal digits"),
+            "code": _("6 of the letters and digits %(alphabet)s", alphabet=C.CODE_ALPHABET)}[part]
 
 
 def refuse(kind: str, code: str = "", part: str | None = None):
@@ -56,6 +59,10 @@ def _known_query():
     # Like every route of the API: a parameter it does not take is refused by name.
     if request.path.startswith("/api/"):
         parse(request.args, P.API_CLASS)
+    # A code that cannot be one is the request's fault (400, named), not a class that closed.
+    code = (request.view_args or {}).get("code")
+    if code is not None and not C.CODE.fullmatch(code):
+        return refuse("code", param.clip(code, 8), part="code")
 
 
 @bp.errorhandler(ParamError)
