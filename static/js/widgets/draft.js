@@ -59,7 +59,7 @@ export function mount(el, ctx) {
           h("span", { class: "lane-note", text: note }));
       }),
     );
-    status.textContent = phase === 0 ? t("status_ready")
+    status.textContent = phase === 0 ? t("status_ready", { k: pass + 1 })
       : phase <= gamma ? storyT(t, "status_draft", { i: phase, gamma })
       : t("status_target", { positions: gamma + 1, n: step.written.length });
   };
