@@ -70,10 +70,12 @@ TREE_ROUNDS_MAX = TREE_TUBE_PASSES // TREE_TUBE_TRIALS
 
 
 # The page's sections and what reads what. The sections `draft` to `rule` step through the same
-# 40-token run; the `alpha` section measures α on 200 tokens of it; `speedup` and `idle` take that
-# α unless `alpha` pins one; the bench runs 60 tokens. Only the `exact` section (and no other) runs
+# 40-token run; the `alpha` section shows 200 tokens of it beside the pair's α (sim/pair.py), which
+# `speedup` and `idle` take unless `alpha` pins one, so they read no seed (no run of theirs is
+# drawn); the bench runs 60 tokens. Only the `exact` section (and no other) runs
 # the chain's wrong rules; the `trees` section has its own rules for trees, exact and wrong (`trule`).
 _CHAIN = ("draft", "tape", "rule", "alpha", "speedup", "idle", "bench")
+_RUNS = tuple(s for s in _CHAIN if s not in ("speedup", "idle"))   # the sections that draw a run
 _ROOF = ("onebyone", "batch", "idle", "selfdraft", "reader", "bench")
 
 
@@ -109,7 +111,7 @@ DRAFT = choice("draft", DRAFTS, "bigram", help="the draft model", sections=_CHAI
 GREEDY = bool_("greedy", help="always take the likeliest token", sections=_CHAIN)
 RULE = speculative.RULE.but(help="the rule for passing (two of them wrong)", sections=("exact",))
 SEED = int_("seed", 0, SEED_MAX, 1, help="seed of the random numbers",
-            sections=_CHAIN + ("exact",) + _LAB_TEXT + _trees("pass", "tubes"))
+            sections=_RUNS + ("exact",) + _LAB_TEXT + _trees("pass", "tubes"))
 C = float_("c", 0, 1, 0.1, unit="target runs", help="one draft run's cost, in target runs", step=0.01,
            sections=("speedup", "idle", "bench") + _lab("run", "drafts", "compare", "map") + _trees("budget"))
 # An engine reaches a share of the roofline's speed (sim/roofline.py, "Engine efficiency"); 1 is

@@ -38,6 +38,53 @@ def test_pair_alpha_is_the_mean_chance_over_the_targets_own_text():
         pair.pair_alpha("en", "lookup")
 
 
+class _Favourite:
+    """A model reduced to what a greedy check reads: its arg-max after the last token."""
+
+    def __init__(self, fav):
+        self.fav = fav
+
+    def sparse(self, ctx):
+        class _D:
+            def argmax(_self):
+                return self.fav(ctx[-1])
+        return _D()
+
+
+def test_greedy_chance_is_agreement_of_the_two_favourites():
+    # Target: after token t its favourite is (t + 1) mod 3; draft: always 0. Over the text
+    # 0 1 2 0 1 from position 1 the last tokens are 0, 1, 2, 0, so the target's favourites are
+    # 1, 2, 0, 1 and the draft's 0, 0, 0, 0: they agree at the third position only, α = 1/4.
+    T, D = _Favourite(lambda t: (t + 1) % 3), _Favourite(lambda t: 0)
+    ch = pair.chances(T, D, [0, 1, 2, 0, 1], 1, greedy=True)
+    assert ch == [0.0, 0.0, 1.0, 0.0] and np.mean(ch) == 0.25
+
+
+def test_greedy_alpha_is_agreement_over_the_targets_sampled_text_not_its_greedy_loop():
+    """Greedy α counts agreement of the arg-maxes over the same sampled text the sampling α is
+    averaged over. The target's own greedy text is a loop (", and the Queen" in English) where the
+    favourites always agree, so α over it would be 1 for the bigram: the loop's, not the pair's."""
+    from sim import examples
+    from sim.speculative import plain_decode
+    models = load_models("en")
+    T, D = models["trigram"], models["bigram"]
+    start = T.encode(list(examples.tubes_context("en")))
+    sampled = start + plain_decode(T, start, 300, np.random.default_rng(pair.PAIR_SEED))
+    ctxs = [sampled[max(0, i - 2):i] for i in range(len(start), len(sampled))]
+    want = np.mean([T.sparse(c).argmax() == D.sparse(c).argmax() for c in ctxs])
+    got = pair.pair_alpha("en", "bigram", greedy=True, tokens=300)
+    assert got["alpha"] == pytest.approx(want) and got["positions"] == 300 and got["measure"] == "agreement"
+    # The loop: over the target's greedy text the bigram agrees everywhere after the first tokens.
+    loop = start + plain_decode(T, start, 300, np.random.default_rng(pair.PAIR_SEED), greedy=True)
+    assert np.mean(pair.chances(T, D, loop, len(start) + 50, greedy=True)) == 1.0
+    # The pair's greedy α is not that: a bigram's favourite misses the target's on ordinary text,
+    # more often than Σ min(p, q) loses (an arg-max is all or nothing).
+    for lang in ("en", "zh"):
+        a = {d: pair.alpha(lang, d, greedy=True) for d in ("unigram", "bigram", "trigram")}
+        assert 0 < a["unigram"] < a["bigram"] < 0.9 and a["trigram"] == 1.0
+        assert pair.pair_alpha(lang, "bigram", greedy=True)["positions"] == pair.PAIR_TOKENS
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("state", [{}, {"gamma": 1}, {"gamma": 8}, {"seed": 7}, {"draft": "unigram"},
                                    {"draft": "unigram", "gamma": 2, "seed": 3}, {"greedy": True},
@@ -127,3 +174,16 @@ def test_the_lookups_alpha_counts_only_checked_guesses():
         assert s["alpha"] == pytest.approx(np.mean([o for o, ok in zip(fresh.overlaps[:30], fresh.checked[:30]) if ok]))
     else:
         assert s["alpha"] is None
+
+
+def test_the_alpha_section_says_why_a_greedy_run_keeps_more_than_the_pairs_alpha(app):
+    """Under greedy decoding the run is the target's greedy loop: its count is far from Eq. 1 with
+    the pair's α, and the section blames the loop, not uneven stretches of varied text."""
+    from views.sections import live_html
+    with app.test_request_context("/en/specdec/"):
+        a = answer("alpha", "en", {**DEFAULTS, "greedy": True})
+        html = "".join(live_html("alpha", a).values())
+    assert a["alpha"] == pair.alpha("en", "bigram", True) < a["run"]["alpha"]
+    assert a["check"]["agree"] is False
+    assert "greedy loop" in html and "easy and hard stretches" not in html
+    assert "sampled text" in html and "own greedy text" not in html

@@ -6,7 +6,7 @@ import re
 import pytest
 
 from sim import params as P
-from views.sections import BY_ANCHOR, answer
+from views.sections import BY_ANCHOR, answer, live_html
 
 ANCHORS = ("draft", "tape", "rule", "exact", "alpha", "speedup")
 
@@ -38,7 +38,7 @@ def test_data_numbers_agree_with_each_other(app):
 
 def test_data_follows_state(app):
     a = data(app, "draft", gamma=2, draft="trigram", seed=3)
-    assert a["params"]["gamma"] == 2 and len(a["first"]["guesses"]) == 2
+    assert a["params"]["gamma"] == 2 and len(a["opening"]["guesses"]) == 2
     assert data(app, "alpha", gamma=2, draft="trigram", seed=3)["alpha"] == pytest.approx(1.0)
     assert all(c["kind"] != "replaced" for c in data(app, "tape", gamma=2, draft="trigram", seed=3)["tape"])
     # A copy of the target never refuses: section 5 says so instead of quoting a refusal.
@@ -390,3 +390,50 @@ def test_chinese_sentences_of_a_paragraph_run_on(client, query):
             assert not re.search(r"[。；）][ \n]+[\u4e00-\u9fffA-Za-z“]", text), (anchor, text[:80])
     en = visible(section_html(client, "en", query, "alpha"))
     assert not re.search(r"[a-z][.][A-Z]", en)
+
+
+def _satisfies(step, why):
+    kept = [pr for pr in step["proposals"] if pr["accepted"]]
+    refused = any(not pr["accepted"] for pr in step["proposals"])
+    return {"sure": refused and bool(kept) and all(pr["accept_prob"] >= 1 for pr in kept),
+            "mixed": refused and bool(kept), "refusal": refused, "first": True}[why]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("state", [{}, {"gamma": 1}, {"gamma": 2}, {"gamma": 8}, {"gamma": 16},
+                                   {"draft": "unigram"}, {"draft": "trigram"}, {"greedy": True},
+                                   {"seed": 5}, {"seed": 11, "gamma": 3, "draft": "unigram"}])
+def test_the_draft_section_opens_on_a_pass_chosen_from_the_run(app, lang, state):
+    """The first picture of checking: the first pass that keeps guesses the target finds at least
+    as likely as the draft (kept for certain) and refuses one, else the first that keeps one and
+    refuses one, else the first refusal, else pass 1; no earlier pass fits a stronger choice."""
+    with app.test_request_context(f"/{lang}/specdec/"):
+        a = answer("draft", lang, {**{n: p.default for n, p in P.PAGE.items()}, **state})
+        html = "".join(live_html("draft", a).values())
+    steps, at, why = a["run"]["steps"], a["open"], a["open_why"]
+    assert a["opening"] == steps[at] and a["open_num"] == at + 1
+    order = ("mixed", "refusal", "first") if state.get("greedy") else ("sure", "mixed", "refusal", "first")
+    assert why in order and _satisfies(steps[at], why)
+    for stronger in order[:order.index(why) + 1]:
+        assert not any(_satisfies(st, stronger) for st in steps[:at] if stronger != "first")
+    for stronger in order[:order.index(why)]:
+        assert not any(_satisfies(st, stronger) for st in steps)
+    if why != "first":
+        assert a["open_refused"] and a["open_replacement"] and a["open_replacement"] in html
+    # What the pass is read after: the run's context and every token the earlier passes wrote.
+    before = a["run"]["context"] + [w["token"] for st in steps[:at] for w in st["written"]]
+    assert a["open_context"] == before[-8:]
+
+
+def test_the_draft_sections_lanes_name_the_bonus_and_the_replacement(client):
+    """The lane the bonus comes from names the token written there, and a refused lane what the
+    target wrote instead (both server-rendered; the widget's script uses the same strings)."""
+    for q, lang in (("draft=trigram", "en"), ("", "en"), ("draft=trigram", "zh")):
+        page = client.get(f"/embed/{lang}/specdec/draft/?{q}").get_data(as_text=True)
+        a = client.get(f"/api/section/draft?lang={lang}&{q}").get_json()["data"]
+        step = a["opening"]
+        lanes = re.search(r'<ol class="target-lanes">(.*?)</ol>', page, re.S).group(1)
+        if step["bonus"]:
+            assert f"“{step['bonus']}”" in lanes.split('<span class="lane-num">')[-1]
+        if step["replacement"]:
+            assert f"“{step['replacement']}”" in lanes

@@ -171,7 +171,8 @@ def test_the_embed_of_a_section_carries_only_what_it_reads(client):
     for anchor, query in links.items():
         names = {kv.split("=")[0] for kv in htmllib.unescape(query).split("&") if kv}
         assert names <= set(reads(BY_ANCHOR[anchor])), (anchor, names)
-    assert htmllib.unescape(links["idle"]) == "gpu=h200&batch=256&gamma=6&draft=unigram&seed=7&alpha=0.286"
+    # The `idle` section takes the pair's α (or a pinned one), no run of its own: no seed.
+    assert htmllib.unescape(links["idle"]) == "gpu=h200&batch=256&gamma=6&draft=unigram&alpha=0.286"
     assert htmllib.unescape(links["exact"]) == "rule=resample-target&tdraft=trigram&seed=7"
     assert links["onebyone"] == "gpu=h200"
     assert links["parts"] == ""

@@ -83,7 +83,7 @@ def test_dialog_previews_measures_and_names_the_settings(browser, page, live_url
     assert html.unescape(frame.get_attribute("src")) == s["src"]
     assert s["max_width"] == 800 and page.locator("#embed-dialog-width").input_value() == "800"
     inner = preview_frame(page, s["src"])
-    assert "Until the first wrong guess" in inner.locator("h1.embed-title").inner_text()
+    assert "Until the first wrong guess" in inner.locator(".embed-title").inner_text()
     assert inner.evaluate("() => innerWidth") == 800
     # The snippet's height is the embed's at that width, measured apart (2% over, to tens of px).
     need, _charts = own_height(browser, s["src"], 800)

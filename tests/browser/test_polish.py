@@ -159,7 +159,7 @@ def test_each_embed_stands_alone_with_a_title_and_a_way_back(browser, live_url, 
         if anchor == "lab":
             continue
         _load(pg, f"{live_url}/embed/en/specdec/{anchor}/")
-        heading = pg.locator("h1.embed-title")
+        heading = pg.locator(".embed-title")
         assert heading.count() == 1 and str(title) in heading.inner_text(), anchor
         back = pg.locator(f'.embed-credit a[href*="/en/specdec/"][href$="#{anchor}"]')
         assert back.count() == 1, anchor

@@ -183,12 +183,48 @@ def _run(lang: str, v: dict, tokens: int, trace: bool = True) -> dict:
                     trace=trace)
 
 
+OPENINGS = ("sure", "mixed", "refusal", "first")   # why the `draft` section opens where it does
+
+
+def opening_pass(steps: list[dict]) -> tuple[int, str]:
+    """(pass, why) the `draft` section opens on, chosen from the run. "sure": the first that
+    keeps a guess and refuses one, every kept guess kept for certain (the target gives it at least
+    the draft's q, p ≥ q), so the first picture of checking shows both outcomes and no guess the
+    target finds unlikely passing on a lucky draw (Witten–Bell's p/q of 0.5 keeps "shall" at
+    p = 6.7 × 10⁻⁵ half the time); failing that "mixed", the first that keeps one and refuses
+    one; then "refusal", the first with a refusal; then "first" (a copy of the target refuses
+    nothing)."""
+    def kept(st):
+        return [pr for pr in st["proposals"] if pr["accepted"]]
+
+    def refused(st):
+        return any(not pr["accepted"] for pr in st["proposals"])
+
+    tests = {"sure": lambda st: refused(st) and kept(st) and all(pr["accept_prob"] >= 1.0 for pr in kept(st)),
+             "mixed": lambda st: refused(st) and bool(kept(st)),
+             "refusal": refused}
+    for why, test in tests.items():
+        at = next((i for i, st in enumerate(steps) if test(st)), None)
+        if at is not None:
+            return at, why
+    return 0, "first"
+
+
 def draft(lang: str, v: dict) -> dict:
     run = _run(lang, v, PAGE_RUN_TOKENS)
-    first = run["steps"][0]
-    return {"run": run, "first": first, "positions": v["gamma"] + 1,
-            "first_written": len(first["written"]),
-            "first_guesses": LANGUAGES[lang].joiner.join(g["token"] for g in first["guesses"])}
+    at, why = opening_pass(run["steps"])
+    if v["greedy"] and why == "sure":
+        why = "mixed"   # a greedy check keeps a guess for certain or not at all: p ≥ q says nothing
+    step = run["steps"][at]
+    before = list(run["context"]) + [w["token"] for st in run["steps"][:at] for w in st["written"]]
+    refused = next((pr for pr in step["proposals"] if not pr["accepted"]), None)
+    return {"run": run, "open": at, "open_num": at + 1, "open_why": why, "opening": step,
+            "positions": v["gamma"] + 1,
+            "open_context": before[-8:],
+            "open_written": len(step["written"]),
+            # The refused guess and what the target wrote there, named in the prose.
+            "open_refused": refused and refused["token"], "open_replacement": step["replacement"],
+            "open_guesses": LANGUAGES[lang].joiner.join(g["token"] for g in step["guesses"])}
 
 
 def tape(lang: str, v: dict) -> dict:

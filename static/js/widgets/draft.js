@@ -1,5 +1,6 @@
 // The `draft` section "Let a small model guess": the draft runs γ times, writing one guess (with its q)
-// each time; then the target runs once with γ + 1 positions lit. Each Step is one phase.
+// each time; then the target runs once with γ + 1 positions lit. Each Step is one phase. It opens
+// on the pass the server chose (`open`), and Step goes on through the passes after it.
 import { h, storyT } from "../dom.js";
 import { prob } from "../format.js";
 import { player } from "../player.js";
@@ -13,6 +14,7 @@ export function mount(el, ctx) {
   const ctxBox = el.querySelector(".draft-context");
   const status = el.querySelector("[data-out=status]");
   let run = null;
+  let open = 0;   // the pass it opens on (the answer's choice) and Reset goes back to
   let pass = 0;   // which step of the run
   let phase = 0;  // 0: nothing yet; 1..γ: guesses written; γ + 1: target lit
 
@@ -43,8 +45,12 @@ export function mount(el, ctx) {
         let note = "";
         if (lit) {
           cls += " is-lit";
-          if (pr) { cls += pr.accepted ? " is-kept" : " is-refused"; note = t(pr.accepted ? "kept" : "refused"); }
-          else if (!g && step.bonus !== null && step.bonus !== undefined) note = t("bonus_position");
+          if (pr) {
+            cls += pr.accepted ? " is-kept" : " is-refused";
+            // A refusal names what the target wrote there instead, as the bonus lane names its token.
+            note = pr.accepted ? t("kept") : step.replacement != null ? t("refused_token", { token: step.replacement }) : t("refused");
+          }
+          else if (!g && step.bonus !== null && step.bonus !== undefined) note = t("bonus_token", { token: step.bonus });
           else { cls += " is-discarded"; note = t("discarded"); }
         }
         return h("li", { class: cls },
@@ -53,7 +59,7 @@ export function mount(el, ctx) {
           h("span", { class: "lane-note", text: note }));
       }),
     );
-    status.textContent = phase === 0 ? t("status_ready")
+    status.textContent = phase === 0 ? t("status_ready", { k: pass + 1 })
       : phase <= gamma ? storyT(t, "status_draft", { i: phase, gamma })
       : t("status_target", { positions: gamma + 1, n: step.written.length });
   };
@@ -68,7 +74,7 @@ export function mount(el, ctx) {
     } else phase += 1;
     draw();
   };
-  const reset = () => { if (run) { pass = 0; phase = 0; draw(); } };
+  const reset = () => { if (run) { pass = open; phase = 0; draw(); } };
   // Back one phase: the previous guess, or the previous pass's check, or the start.
   const back = () => {
     if (!run) return;
@@ -78,7 +84,7 @@ export function mount(el, ctx) {
     draw();
   };
   player(el, ctx, { step, reset, back, canStep, interval: 700 });
-  const load = (a) => { run = a.run; reset(); };
+  const load = (a) => { run = a.run; open = a.open || 0; reset(); };
   load(ctx.answer());
   ctx.onAnswer(load);
   // The Story depth words the status without q: say it again when the depth changes.
