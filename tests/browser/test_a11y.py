@@ -31,15 +31,20 @@ def axe_source() -> str:
     return AXE.read_text()
 
 
+# Generous waits, not speed checks: a whole page with every fold open asks for every section's
+# answer, which took over 20 s on a loaded 2-core machine.
+WAIT_MS = 90_000
+
+
 def open_ready(page, url: str) -> None:
-    page.goto(url)
+    page.goto(url, timeout=WAIT_MS)
     # main.js sets data-ready once every widget has mounted (or failed and said so).
-    page.wait_for_selector("html[data-ready='1']", state="attached", timeout=20_000)
+    page.wait_for_selector("html[data-ready='1']", state="attached", timeout=WAIT_MS)
     # Audit the settled page: widgets still fetching (one widget's measured α updates another's
     # state right after mounting) are mid-change.
     page.wait_for_function("() => !document.querySelector('[aria-busy=\"true\"], [data-loading]')",
-                           timeout=20_000)
-    page.wait_for_function(MACHINES_SETTLED, timeout=60_000)
+                           timeout=WAIT_MS)
+    page.wait_for_function(MACHINES_SETTLED, timeout=WAIT_MS)
 
 
 # Roles and heading levels, whatever axe's impact: a label on an element whose role takes none
@@ -78,8 +83,8 @@ def open_every_fold(page) -> None:
     and wait until the sections they wake have their numbers."""
     page.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")
     page.wait_for_function("() => !document.querySelector('[aria-busy=\"true\"], [data-loading]')",
-                           timeout=20_000)
-    page.wait_for_function(MACHINES_SETTLED, timeout=60_000)
+                           timeout=WAIT_MS)
+    page.wait_for_function(MACHINES_SETTLED, timeout=WAIT_MS)
 
 
 @pytest.mark.parametrize("path", FULL_PAGES + DEPTH_PAGES + SECTION_EMBEDS)
