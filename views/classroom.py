@@ -10,6 +10,7 @@ from __future__ import annotations
 from flask import Blueprint, abort, jsonify, render_template, request, url_for
 from flask_babel import gettext as _
 
+from corpus.text import switch_lang
 from serving import classes as C
 from sim import param
 from sim import params as P
@@ -136,7 +137,7 @@ def board(lang: str, code: str):
     query = {**param.query(state, P.PAGE), **param.query(show, P.SHOW)}
     link = url_for("plate.page", lang=lang, _external=True, **query)
     picked = chosen(show)
-    other = "zh" if lang == "en" else "en"
+    other = switch_lang(lang)
     html = render_template(
         "plate/class.html", lang=lang, other_lang=other, code=code, link=link, picked=picked,
         depth=state["depth"], qr=qr_svg(link, _("QR code of the class’s link")), state=state,
