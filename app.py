@@ -11,10 +11,9 @@ from flask_babel import Babel
 from flask_babel import gettext as _
 from werkzeug.exceptions import HTTPException
 
-from corpus.text import LANGS
+from corpus.text import DEFAULT_LANG, LANGS
 from views import catalogs
 
-DEFAULT_LANG = "en"
 HERE = Path(__file__).resolve().parent
 # The site's files (templates/, static/, translations/) sit beside this module in the repository
 # and an editable install; a built package (wheel, `pip install .`) carries them in the folder

@@ -56,7 +56,7 @@ def stages(raw: bytes, lang: str, n: int) -> list[tuple[str, float, float | None
     toks = text.tokenize(lang, dec.text)
     c = snapshot.count_arrays([toks])
     rows = [("decode (encoding found, checked)", best(lambda: usertext.decode(raw), n), None)]
-    if lang == "en":
+    if text.LANGUAGES[lang].tokenizer == text.EN_PATTERN:   # NLTK's RegexpTokenizer, the same pattern
         from nltk.tokenize import RegexpTokenizer
         nltk_tok = RegexpTokenizer(text.EN_PATTERN)
         rows.append(("tokenize", best(lambda: text.tokenize(lang, dec.text), n),

@@ -22,6 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app import create_app  # noqa: E402
+from corpus.text import DEFAULT_LANG  # noqa: E402
 from bench.pageweight import LONG_TASKS_AFTER_LOAD, LONG_TASKS_INIT  # noqa: E402
 
 SWIFTSHADER = ["--no-sandbox", "--use-angle=swiftshader", "--use-gl=angle", "--enable-unsafe-swiftshader"]
@@ -75,7 +76,7 @@ def measure(browser, base, lang, width, reduced):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--lang", default="en")
+    ap.add_argument("--lang", default=DEFAULT_LANG)
     ap.add_argument("--width", type=int, default=1280)
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright

@@ -111,6 +111,12 @@ def _stories(paths: list[Path]) -> list[str]:
     return [p.read_text(encoding="utf-8") for p in paths]
 
 
+def N_(msgid: str) -> str:
+    """Marks an English message for the catalog (pybabel extracts ``N_`` by default) where no
+    request is there to translate it; the views translate it when they show it."""
+    return msgid
+
+
 @dataclass(frozen=True)
 class Language:
     """Everything that differs between the languages, in one place: a third language is one more
@@ -132,18 +138,40 @@ class Language:
     times: str                              # a factor already written as digits
     myriads: bool                           # counts in 万/亿 (CLDR), digits grouped from five on
     full_width: bool                        # full-width punctuation: views.format.tidy_zh's rules
+    # How its tokens are drawn and described:
+    split_label: str                        # the lab's split of a reader's text, a catalog msgid
+    glyph_em: float                         # a character's width in ems, to size a token's label box
+    canvas_font: str                        # a canvas's token labels (the bench's machine): size, family
+    # The tubes' starting context, when the seed plate fixed one (else sim.examples finds one):
+    tubes_context: tuple[str, ...] | None = None
+
+    def for_scripts(self) -> dict:
+        """What the page's scripts read of the record (static/js/language.js)."""
+        return {"code": self.code, "html_lang": self.html_lang, "joiner": self.joiner, "gap": self.gap,
+                "colon": self.colon, "comma": self.comma, "full_stop": self.full_stop,
+                "paren": self.paren, "times": self.times, "myriads": self.myriads,
+                "full_width": self.full_width, "glyph_em": self.glyph_em,
+                "canvas_font": self.canvas_font}
 
 
 LANGUAGES: dict[str, Language] = {
     "en": Language("en", "English", "en", tokenize_en, EN_PATTERN, (ALICE_FILE,), _chapters,
                    joiner=" ", gap=" ", colon=": ", comma=", ", full_stop=".", paren=" ({})", times="{}×",
-                   myriads=False, full_width=False),
+                   myriads=False, full_width=False, split_label=N_("words and punctuation (English)"),
+                   glyph_em=0.6, canvas_font="38px Georgia, serif", tubes_context=(",", "when")),
     "zh": Language("zh", "中文", "zh-CN", tokenize_zh, "one Unicode character, whitespace dropped",
                    tuple(f"nahan/{name}" for name in NAHAN_FILES), _stories,
                    joiner="", gap="", colon="：", comma="，", full_stop="。", paren="（{}）", times="{}\u00a0倍",
-                   myriads=True, full_width=True),
+                   myriads=True, full_width=True, split_label=N_("characters (Chinese)"),
+                   glyph_em=1.0, canvas_font='46px "Noto Sans CJK SC", "Noto Sans SC", sans-serif'),
 }
 LANGS = tuple(LANGUAGES)
+DEFAULT_LANG = LANGS[0]     # a request that names no language of ours, and text outside a request
+
+
+def switch_lang(lang: str) -> str:
+    """The language a page's switch offers: the next one in the record's order."""
+    return LANGS[(LANGS.index(lang) + 1) % len(LANGS)]
 
 
 def tokenize(lang: str, text: str) -> list[str]:

@@ -14,6 +14,7 @@ import socket
 import sys
 
 from app import create_app
+from corpus.text import LANGUAGES
 
 DEFAULT_PORT = 8000
 THREADS = 8          # a class of 30 at once: each page asks a handful of answers
@@ -73,7 +74,8 @@ def serve(argv: list[str] | None = None) -> int:
     url = f"http://{here}:{a.port}/"
     names = [f"{here}:{a.port}", f"localhost:{a.port}", f"127.0.0.1:{a.port}"]
     app = make_app(list(dict.fromkeys(names)))
-    print(f"specdec: serving {url}  (English {url}en/specdec/, 中文 {url}zh/specdec/)", flush=True)
+    pages = ", ".join(f"{language.name} {url}{code}/specdec/" for code, language in LANGUAGES.items())
+    print(f"specdec: serving {url}  ({pages})", flush=True)
     if a.lan:
         print("Students on the same network open this address, or scan:", flush=True)
         print(qr_text(url), flush=True)

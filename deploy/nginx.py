@@ -26,7 +26,7 @@ from flask_babel import gettext as _
 from jinja2 import DictLoader, Environment, StrictUndefined
 
 from app import CSP, SITE, create_app
-from corpus.text import LANGS
+from corpus.text import DEFAULT_LANG, LANGS
 from serving import vendor
 from sim.usertext import MAX_BYTES
 from views.api.lab import upload_allowed
@@ -138,7 +138,7 @@ def render(listen: str, upstream: str, run_dir: str, *, workers: str = "auto",
         access_log={"-": "/dev/stdout", None: "off", "": "off"}.get(access_log, access_log), log_level=log_level, connections=CONNECTIONS,
         header_timeout=HEADER_TIMEOUT_S, body_timeout=BODY_TIMEOUT_S, send_timeout=SEND_TIMEOUT_S,
         keepalive_timeout=KEEPALIVE_TIMEOUT_S, retry_after=RETRY_AFTER_S, max_body=MAX_BYTES,
-        csp=CSP.format(ancestors="'self'"), messages=messages(),
+        csp=CSP.format(ancestors="'self'"), messages=messages(), langs=LANGS, default_lang=DEFAULT_LANG,
         static_versions=static_versions or {}, vendor_names=sorted(vendor.FILES),
         vendor_max_age=365 * 24 * 3600, static_max_age=300,
         conn_per_addr=CONN_PER_ADDR, uploads_per_addr=UPLOADS_PER_ADDR, uploads_in_all=UPLOADS_IN_ALL,

@@ -12,10 +12,10 @@ from functools import lru_cache
 
 import numpy as np
 
+from corpus.text import LANGUAGES
+
 from .ngram import load_models
 
-# The English tubes start where the seed plate's do; the Chinese context is found by the code.
-PREFERRED_TUBES_CONTEXT = {"en": (",", "when")}
 # Tokens the tubes draw one by one (views/sections/speculative.py: TUBE_SHOWN); the rest are pooled.
 TUBES_SHOWN = 7
 
@@ -54,8 +54,8 @@ def tubes_context(lang: str) -> tuple[str, ...]:
     """The tubes' starting context: a frequent two-token context where the draft and the target
     disagree enough (TV ≥ 0.2) for the residual to matter, yet spread over several tokens so the
     tubes show a shape. English keeps the seed plate's ", when"."""
-    if lang in PREFERRED_TUBES_CONTEXT:
-        return PREFERRED_TUBES_CONTEXT[lang]
+    if LANGUAGES[lang].tubes_context:
+        return LANGUAGES[lang].tubes_context
     target = load_models(lang)["trigram"]
 
     def shown_mass(d) -> float:

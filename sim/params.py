@@ -16,7 +16,7 @@ Only the command line (sim/__main__.py) and the views import this module; the en
 """
 from __future__ import annotations
 
-from corpus.text import LANGS
+from corpus.text import DEFAULT_LANG, LANGS
 from sim import roofline, speculative, theory, tubes
 from sim.param import N_, Param, bool_, choice, float_, int_, spec, text
 from sim.speculative import DRAFTS, RULES   # the chain's drafts; the exact rule and two wrong ones
@@ -93,7 +93,7 @@ def _trees(*parts: str) -> tuple[str, ...]:
 _TREES = _trees("pass", "tubes", "budget")
 
 
-LANG = choice("lang", LANGS, "en", help="the book (and the language of messages)")
+LANG = choice("lang", LANGS, DEFAULT_LANG, help="the book (and the language of messages)")
 # The `speedup` section reads them too: it sets its speed-up against the `onebyone` section's single-stream ceiling.
 GPU = choice("gpu", tuple(roofline.GPUS), "h100-sxm", help="a GPU preset (sim/roofline.py)",
              sections=_ROOF + ("speedup",) + _trees("budget"))

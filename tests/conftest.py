@@ -10,6 +10,7 @@ import os
 import re
 import shutil
 import tempfile
+from pathlib import Path
 import threading
 from urllib.parse import urlsplit
 
@@ -26,13 +27,17 @@ settings.register_profile("specdec", deadline=None)
 settings.load_profile("specdec")
 
 # Readers' texts go to a folder of this test session, never to the user's own store
-# (serving.textstore's default); a test that wants its own store passes TEXT_STORE_DIR.
-os.environ["SPECDEC_TEXT_DIR"] = tempfile.mkdtemp(prefix="specdec-test-texts-")
+# (serving.textstore's default); a test that wants its own store passes TEXT_STORE_DIR. The
+# classes live beside the texts (serving.classes.for_store), so the texts get a folder of their
+# own inside the session's: beside a bare temporary folder they were /tmp/classes, shared by every
+# run on the machine until it held MAX_CLASSES and refused the next.
+SESSION_DIR = Path(tempfile.mkdtemp(prefix="specdec-test-"))
+os.environ["SPECDEC_TEXT_DIR"] = str(SESSION_DIR / "texts")
 os.environ.pop("SPECDEC_REDIS_URL", None)
 
 
 def pytest_sessionfinish(session, exitstatus):
-    shutil.rmtree(os.environ["SPECDEC_TEXT_DIR"], ignore_errors=True)
+    shutil.rmtree(SESSION_DIR, ignore_errors=True)
 
 CHROMIUM = "/usr/bin/chromium"
 # No WebGL: the bench's machine then shows its 2D diagram, as without WebGL; its own tests

@@ -50,7 +50,8 @@ def test_page_has_every_section_in_order(client, lang):
 def test_page_frame(client, lang):
     html = client.get(f"/{lang}/specdec/").get_data(as_text=True)
     want_lang = "zh-CN" if lang == "zh" else "en"
-    assert f'<html lang="{want_lang}" data-lang="{lang}">' in html
+    colon = '"："' if lang == "zh" else '": "'
+    assert f"<html lang=\"{want_lang}\" data-lang=\"{lang}\" style='--colon: {colon}'>" in html
     for landmark in ('<header class="plate-header" role="banner">', '<main id="main"',
                      '<nav class="toc"', 'role="contentinfo"'):
         assert landmark in html

@@ -320,7 +320,7 @@ def test_class_routes_never_fail_on_bad_input(client, data):
     if resp.status_code == 201:      # a class opened
         assert C.CODE.fullmatch(resp.get_json()["code"])
         return
-    check(resp, ({"lang", "gamma"} if query else set()) | {"q", "option", "tab"})
+    check(resp, ({"lang", "gamma"} if query else set()) | {"q", "option", "tab", "code"})
 
 
 @pytest.mark.parametrize("lang, words", [("en", "not a class code"), ("zh", "不是班级代码")])

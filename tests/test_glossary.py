@@ -123,9 +123,14 @@ def _prose(s: str) -> str:
     ("half-width bracket beside Chinese", rf"[{HAN}]\(|\)[{HAN}]"),
 ])
 def test_catalog_typography(entries, name, pattern):
-    rx = re.compile(pattern)
-    bad = [(msgid[:40], m.group(0)) for msgid, s in entries for m in [rx.search(_prose(s))] if m]
+    bad = _offences(pattern, ((msgid[:40], _prose(s)) for msgid, s in entries), lambda text, m: m.group(0))
     assert not bad, (name, bad[:8])
+
+
+def _offences(pattern, texts, shown):
+    """(key, shown(text, match)) for each (key, text) in which the pattern finds a slip."""
+    rx = re.compile(pattern)
+    return [(key, shown(text, m)) for key, text in texts for m in [rx.search(text)] if m]
 
 
 # ---- the rendered Chinese pages -----------------------------------------------------------------
@@ -183,9 +188,8 @@ def rendered(app):
     ("two brackets side by side", r"）（"),
 ])
 def test_rendered_typography(rendered, name, pattern):
-    rx = re.compile(pattern)
-    bad = [(url, text[max(0, m.start() - 30):m.end() + 10]) for url, (_h, text) in rendered.items()
-           for m in [rx.search(text)] if m]
+    bad = _offences(pattern, ((url, text) for url, (_h, text) in rendered.items()),
+                    lambda text, m: text[max(0, m.start() - 30):m.end() + 10])
     assert not bad, (name, bad[:5])
 
 

@@ -74,4 +74,6 @@ def test_only_the_tables_files_are_served(client, name):
 def test_machine_module_imports_only_our_origin():
     src = (ROOT / "static/js/machine3d.js").read_text()
     imports = [line for line in src.splitlines() if line.startswith("import ")]
-    assert imports == ['import * as THREE from "/vendor/three.module.js";']
+    # three.js from our /vendor/, and our own modules beside it (the language record's reader).
+    assert imports == ['import * as THREE from "/vendor/three.module.js";',
+                       'import { languageOf, pageLang } from "./language.js";']

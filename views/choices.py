@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask_babel import gettext as _
 
+from corpus.text import LANGUAGES
 from sim import roofline
 from views.format import comma, num
 
@@ -29,8 +30,8 @@ def choice_labels() -> dict[str, dict[str, str]]:
         "ldraft": {**drafts, "lookup": _("copy from the text so far")},
         "adapt": {"off": _("off: fixed"), "hf": _("+2 after all kept, −1 after a refusal"),
                   "cost": _("best for the recent acceptance rate (cost model)")},
-        "tlang": {"auto": _("the page’s language"), "en": _("words and punctuation (English)"),
-                  "zh": _("characters (Chinese)")},
+        "tlang": {"auto": _("the page’s language"),
+                  **{code: _(language.split_label) for code, language in LANGUAGES.items()}},
         "shape": {"chain": _("chain: one guess per level"), "kary": _("the same number of children at every node"),
                   "sequences": _("separate sequences"), "dynamic": _("dynamic tree (EAGLE-2)"),
                   "best": _("best shape for the budget (Sequoia)")},

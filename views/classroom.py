@@ -10,6 +10,7 @@ from __future__ import annotations
 from flask import Blueprint, abort, jsonify, render_template, request, url_for
 from flask_babel import gettext as _
 
+from corpus.text import switch_lang
 from serving import classes as C
 from sim import param
 from sim import params as P
@@ -59,10 +60,11 @@ def _known_query():
     # Like every route of the API: a parameter it does not take is refused by name.
     if request.path.startswith("/api/"):
         parse(request.args, P.API_CLASS)
-    # A code that cannot be one is the request's fault (400, named), not a class that closed.
-    code = (request.view_args or {}).get("code")
-    if code is not None and not C.CODE.fullmatch(code):
-        return refuse("code", param.clip(code, 8), part="code")
+        # A code that cannot be one is the request's fault (400, named), not a class that
+        # closed. (The teacher's screen for such a code is a page: its 404.)
+        code = (request.view_args or {}).get("code")
+        if code is not None and not C.CODE.fullmatch(code):
+            return refuse("code", param.clip(code, 8), part="code")
 
 
 @bp.errorhandler(ParamError)
@@ -138,7 +140,7 @@ def board(lang: str, code: str):
     query = {**param.query(state, P.PAGE), **param.query(show, P.SHOW)}
     link = url_for("plate.page", lang=lang, _external=True, **query)
     picked = chosen(show)
-    other = "zh" if lang == "en" else "en"
+    other = switch_lang(lang)
     html = render_template(
         "plate/class.html", lang=lang, other_lang=other, code=code, link=link, picked=picked,
         depth=state["depth"], qr=qr_svg(link, _("QR code of the class’s link")), state=state,

@@ -25,7 +25,7 @@ from flask_babel import format_decimal, format_percent, get_locale
 from jinja2 import Undefined, pass_context
 from markupsafe import Markup, escape
 
-from corpus.text import LANGUAGES, Language
+from corpus.text import DEFAULT_LANG, LANGUAGES, Language
 from sim import params
 from sim.param import query
 
@@ -46,7 +46,7 @@ def _pattern(decimals: int, grouped: bool = True) -> str:
 def _language() -> Language:
     """The reader's language (the request's locale; English outside a request)."""
     locale = get_locale()
-    return LANGUAGES.get(locale.language if locale is not None else "", LANGUAGES["en"])
+    return LANGUAGES.get(locale.language if locale is not None else "", LANGUAGES[DEFAULT_LANG])
 
 
 def _grouped(x, decimals: int) -> bool:

@@ -12,7 +12,7 @@ import os
 from flask import Blueprint, abort, current_app, has_request_context, render_template, request, url_for
 from flask_babel import gettext as _
 
-from corpus.text import LANGS
+from corpus.text import LANGS, LANGUAGES, switch_lang
 from sim import param
 from sim import params as P
 from views.choices import choice_labels, param_labels
@@ -56,7 +56,7 @@ def _context(lang: str, embed: bool, anchor: str | None = None) -> dict:
     # teacher has it shown (the sections, locked or hidden controls, paused, the projector).
     keep = show_query(show)
     shown = (BY_ANCHOR[anchor],) if anchor else chosen(show)
-    other = next(code for code in LANGS if code != lang)   # the switch offers the other one
+    other = switch_lang(lang)
     flip = {k: v for k, v in keep.items() if k != "view"}
     if show["view"] != "projector":
         flip["view"] = "projector"
@@ -202,7 +202,13 @@ def embed_dialog_i18n() -> dict:
 
 @bp.app_context_processor
 def _frame_context() -> dict:
-    return {"widget_css": _widget_css(), "page_i18n": page_i18n()}
+    return {"widget_css": _widget_css(), "page_i18n": page_i18n(), "languages_json": languages_json()}
+
+
+def languages_json() -> dict:
+    """Every language's record as the page's scripts read it (static/js/language.js; base.html
+    adds which is the page's)."""
+    return {code: language.for_scripts() for code, language in LANGUAGES.items()}
 
 
 def fold_open(fold_id: str) -> bool:

@@ -13,6 +13,7 @@ import segno
 from flask import Blueprint, Response, abort, render_template, request, url_for
 from flask_babel import gettext as _
 
+from corpus.text import switch_lang
 from sim import param
 from sim import params as P
 from views.choices import param_labels
@@ -115,7 +116,7 @@ def page(lang: str):
             "embed": url_for("plate.embed_section", lang=lesson_lang, anchor=s.anchor, _external=True,
                              **param.query(state, P.PAGE, reads(s)), **show_query(show, ("controls", "paused", "view"))),
         })
-    other = "zh" if lang == "en" else "en"
+    other = switch_lang(lang)
     html = render_template(
         "plate/teach.html", lang=lang, other_lang=other, state=state, state_json=state,
         params_json={"params": {n: {**p.to_json(), "allowed": p.allowed(_)} for n, p in P.PAGE.items()},

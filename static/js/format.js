@@ -8,16 +8,18 @@
 //   format(x, "prob")   a probability: 0.091, 0.0043, 6.7 × 10⁻⁵ (never a bare 0.000)
 // Chinese groups by 万: no separator below 1万 (4096), Intl's useGrouping "min2".
 
+import { languageOf, pageLang } from "./language.js";
+
 export const MISSING = "–";
-const pageLang = () => document.documentElement.lang || "en";
-const zh = (lang = pageLang()) => lang.startsWith("zh");
 const cache = new Map();
-function nf(opts, lang = pageLang()) {
-  const all = zh(lang) ? { useGrouping: "min2", ...opts } : opts;
-  const key = lang + JSON.stringify(all);
-  if (!cache.has(key)) cache.set(key, new Intl.NumberFormat(lang, all));
+function nf(opts, lang = pageLang) {
+  const rec = languageOf(lang);
+  const all = rec.myriads ? { useGrouping: "min2", ...opts } : opts;
+  const key = rec.html_lang + JSON.stringify(all);
+  if (!cache.has(key)) cache.set(key, new Intl.NumberFormat(rec.html_lang, all));
   return cache.get(key);
 }
+const page = () => languageOf(pageLang);
 const fixed = (d) => ({ minimumFractionDigits: d, maximumFractionDigits: d });
 const SUPER = { "-": "⁻", 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹" };
 
@@ -26,19 +28,19 @@ const missing = (x) => x === null || x === undefined || typeof x === "boolean" |
 export function num(x, d = 0) { return missing(x) ? MISSING : nf(fixed(d)).format(x); }
 
 // A factor already written as digits: "1.74×", or "1.74 倍" on the Chinese page.
-export function times(digits) { return zh() ? `${digits}\u00a0倍` : `${digits}×`; }
+export function times(digits) { return page().times.replace("{}", digits); }
 
 // What joins a label to its value: "：" on the Chinese page, ": " elsewhere.
-export function colon() { return zh() ? "：" : ": "; }
+export function colon() { return page().colon; }
 
 // What separates listed values inside a sentence: ", ", or "，" on the Chinese page.
-export function comma() { return zh() ? "，" : ", "; }
+export function comma() { return page().comma; }
 
 // The space between two sentences: " " in English, none after a Chinese full stop.
-export function gap() { return zh() ? "" : " "; }
+export function gap() { return page().gap; }
 
 // A phrase in brackets after another: " (text)", or "（text）" on the Chinese page.
-export function paren(text) { return zh() ? `（${text}）` : ` (${text})`; }
+export function paren(text) { return page().paren.replace("{}", text); }
 
 // A count with 万/亿 runs on into the Han character after it ("1.33万个词元"), as
 // views/format.py's tidy_zh does to the server's Chinese text.
@@ -47,7 +49,7 @@ export function paren(text) { return zh() ? `（${text}）` : ` (${text})`; }
 // "1.33万"), and a range of figures keeps together ("2.7–3.5 倍": word joiners around the dash;
 // "85% 到 90%": no-break spaces around 到), as tidy_zh does too.
 export function tidy(text) {
-  if (!zh()) return text;
+  if (!page().full_width) return text;
   return text.replace(/(?<=[万亿])[ \t]+(?=[\u4e00-\u9fff])/g, "")
     .replace(/“((?:<[^>]*>)*)([“”‘’"'])((?:<\/[^>]*>)*)”/g, "「$1$2$3」")
     .replace(/([，。；：！？、])((?:<\/[a-z]+>)*)[ \t]+(?=\S)/g, "$1$2")
@@ -57,9 +59,9 @@ export function tidy(text) {
     .replace(/(?<=\d)(?=[万亿])/g, "\u2060");
 }
 
-export function count(x, lang = pageLang()) {
+export function count(x, lang = pageLang) {
   if (missing(x)) return MISSING;
-  const compact = zh(lang) && Math.abs(x) >= 1e4;
+  const compact = languageOf(lang).myriads && Math.abs(x) >= 1e4;
   return nf(compact ? { notation: "compact", maximumSignificantDigits: 3 } : fixed(0), lang).format(x);
 }
 

@@ -4,6 +4,7 @@
 // through it (0..1) — plus the view (camera, exploded share). Time moves only through step(dt),
 // so a test can put it at any moment and read the scene graph back, or render one frame twice.
 import * as THREE from "/vendor/three.module.js";
+import { languageOf, pageLang } from "./language.js";
 
 const TAU = Math.PI * 2;
 // A pass, in shares of its length: the draft guesses, the target reads once (every lane lit),
@@ -120,7 +121,7 @@ function paintTape(canvas, cells, lang) {
   const shown = cells.slice(-fits);
   const x0 = W - shown.length * cw;
   g.textAlign = "center"; g.textBaseline = "middle";
-  const font = lang === "zh" ? '"Noto Sans CJK SC", "Noto Sans SC", sans-serif' : "Georgia, serif";
+  const font = languageOf(lang).canvas_font;   // the language record's size and family
   shown.forEach((c, i) => {
     const x = x0 + i * cw;
     g.fillStyle = c.kind === "context" ? "#eee6d2" : (i % 2 ? "#f6efdd" : "#fbf6ea");
@@ -128,7 +129,7 @@ function paintTape(canvas, cells, lang) {
     g.strokeStyle = "#d8ccb0"; g.lineWidth = 2; g.strokeRect(x + 2, 22, cw - 4, H - 44);
     g.fillStyle = c.kind === "context" ? "#6b645a" : "#1f1c18";
     let text = c.token; if (text.length > 9) text = text.slice(0, 8) + "…";
-    g.font = `600 ${lang === "zh" ? 46 : 38}px ${font}`;
+    g.font = `600 ${font}`;
     g.fillText(text, x + cw / 2, H / 2 - 8);
     const my = H - 36;
     if (c.kind === "kept") {
@@ -338,7 +339,7 @@ export async function create(opts = {}, pause = async () => {}) {
   for (const g of [bed, bigRot, smallRot, slider, head, ...Object.values(groups)]) merge(g, moving);
 
   // ---- the run --------------------------------------------------------------------------------
-  let run = null, gamma = 4, batch = 1, busy = 0, fits = true, maxBatch = null, lang = "en";
+  let run = null, gamma = 4, batch = 1, busy = 0, fits = true, maxBatch = null, lang = pageLang;
   let guessesBefore = [0];  // guesses drafted before each pass (small drum turns)
   const view = { pass: 0, f: 1, explode: 0, az: 0.22, el: 0.36, lit: null };
 

@@ -7,11 +7,12 @@ import { bindControls } from "./controls.js";
 import { sectionOf, startSections } from "./sections.js";
 import { h, readJSON } from "./dom.js";
 import { tidy } from "./format.js";
+import { pageLang } from "./language.js";
 import { startPredictions } from "./predict.js";
 import { startFolds } from "./folds.js";
 
 const html = document.documentElement;
-const lang = html.dataset.lang || "en";
+const lang = pageLang;
 const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
 const pageStrings = readJSON("i18n");

@@ -5,6 +5,8 @@
 // nothing sent to the server), so a reload or a change of depth keeps them, and the contents
 // mark the sections whose question was answered. Started by main.js on every page and embed.
 
+import { languageOf } from "./language.js";
+
 const PREFIX = "specdec:predict:";
 
 function store() {
@@ -32,7 +34,7 @@ function decimals(step) {
 }
 
 function formatNumber(x, digits, lang) {
-  return new Intl.NumberFormat(lang === "zh" ? "zh-CN" : "en", {
+  return new Intl.NumberFormat(languageOf(lang).html_lang, {
     minimumFractionDigits: digits, maximumFractionDigits: digits,
   }).format(x);
 }
@@ -121,7 +123,7 @@ export function startPredictions(t, lang) {
           block.style.setProperty("--guess-gap", String(gap));
         }
       }
-      yours.textContent = parts.join(lang === "zh" ? "" : " ");
+      yours.textContent = parts.join(languageOf(lang).gap);
     };
 
     const lock = () => {

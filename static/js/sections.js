@@ -7,8 +7,9 @@
 // number in prose and readouts), which replaces the [data-live] blocks; widgets redraw from its data.
 import { state } from "./state.js";
 import { showError } from "./dom.js";
+import { pageLang } from "./language.js";
 
-const lang = document.documentElement.dataset.lang || "en";
+const lang = pageLang;
 const requests = new Map();   // url -> Promise of {data, html}: nothing is asked twice
 let pageStrings = {};
 

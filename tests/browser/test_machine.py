@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+from contextlib import contextmanager
 
 import pytest
 
@@ -27,8 +28,10 @@ def gl_browser(playwright):
     b.close()
 
 
-def open_page(browser, live_url, path, width=1280, height=900, **ctx):
+def open_page(browser, live_url, path, width=1280, height=900, init_script=None, **ctx):
     context = browser.new_context(viewport={"width": width, "height": height}, **ctx)
+    if init_script:
+        context.add_init_script(init_script)
     page = context.new_page()
     guard(page, {_origin(live_url)})
     page.requested = []
@@ -40,6 +43,18 @@ def open_page(browser, live_url, path, width=1280, height=900, **ctx):
 def wait_live(page, scope):
     page.locator(scope).first.scroll_into_view_if_needed()
     page.wait_for_selector(f"{scope} {LIVE}", state="attached", timeout=60_000)
+
+
+@contextmanager
+def machine_page(browser, live_url, path, scope="#bench", **kw):
+    """The page at ``path``, its machine in ``scope`` live (None: not waited for); closed after."""
+    context, page = open_page(browser, live_url, path, **kw)
+    try:
+        if scope:
+            wait_live(page, scope)
+        yield page
+    finally:
+        context.close()
 
 
 def fetched_three(page) -> bool:
@@ -59,9 +74,14 @@ def finish_pass(page, scope="#bench"):
     return page.evaluate(f"() => document.querySelector('{scope} .machine').machine.step(100)")
 
 
+def step(page, scope="#bench"):
+    """One press of Step, the pass run to its end; the machine's readback after it."""
+    page.click(f"{scope} [data-act=step]")
+    return finish_pass(page, scope)
+
+
 def test_mounts_near_its_view_only(gl_browser, live_url):
-    context, page = open_page(gl_browser, live_url, "/en/specdec/")
-    try:
+    with machine_page(gl_browser, live_url, "/en/specdec/", None) as page:
         # At the top of the plate nothing of three.js or the scene has been asked for.
         page.wait_for_timeout(500)
         assert not fetched_three(page)
@@ -73,14 +93,10 @@ def test_mounts_near_its_view_only(gl_browser, live_url):
         assert page.locator("#bench .machine-stage canvas").count() == 1
         assert not page.console_errors, page.console_errors
         assert not page.foreign_requests, page.foreign_requests
-    finally:
-        context.close()
 
 
 def test_one_step_changes_exactly_the_parts_it_names(gl_browser, live_url):
-    context, page = open_page(gl_browser, live_url, "/en/specdec/?batch=1&gamma=4#bench")
-    try:
-        wait_live(page, "#bench")
+    with machine_page(gl_browser, live_url, "/en/specdec/?batch=1&gamma=4#bench") as page:
         a = answer(page)
         gamma = a["params"]["gamma"]
         steps = a["run"]["steps"]
@@ -90,9 +106,8 @@ def test_one_step_changes_exactly_the_parts_it_names(gl_browser, live_url):
         context_cells = len(a["run"]["context"])
         assert before["tapeCells"] == context_cells
         for n in (1, 2):
-            page.click("#bench [data-act=step]")
-            after = finish_pass(page)
-            step = steps[n - 1]
+            after = step(page)
+            traced = steps[n - 1]
             assert after["pass"] == n and after["f"] == 1
             # The big drum turns once per pass; the small drum once per guess.
             assert after["bigDrumAngle"] == pytest.approx(n * TAU, abs=1e-9)
@@ -101,10 +116,10 @@ def test_one_step_changes_exactly_the_parts_it_names(gl_browser, live_url):
             # γ + 1 lanes lit at batch 1.
             assert after["lanes"] == gamma + 1 and after["lanesLit"] == gamma + 1
             # Each checked guess's gauge stands at min(1, p/q); the rest stay empty.
-            want = [min(1.0, p["ratio"]) for p in step["proposals"]] + [0] * (gamma - len(step["proposals"]))
+            want = [min(1.0, p["ratio"]) for p in traced["proposals"]] + [0] * (gamma - len(traced["proposals"]))
             assert after["gauges"] == pytest.approx(want, abs=1e-6)
-            assert after["r"][:len(step["proposals"])] == pytest.approx([p["r"] for p in step["proposals"]])
-            verdicts = ["kept" if p["accepted"] else "refused" for p in step["proposals"]]
+            assert after["r"][:len(traced["proposals"])] == pytest.approx([p["r"] for p in traced["proposals"]])
+            verdicts = ["kept" if p["accepted"] else "refused" for p in traced["proposals"]]
             assert after["caps"][:len(verdicts)] == verdicts
             # The type head printed the pass's tokens onto the tape.
             assert after["tapeCells"] == context_cells + sum(len(s["written"]) for s in steps[:n])
@@ -117,16 +132,11 @@ def test_one_step_changes_exactly_the_parts_it_names(gl_browser, live_url):
         # The live region says the pass in words.
         said = page.locator("#bench [data-out=said]").text_content()
         assert said.startswith("Pass 2:"), said
-    finally:
-        context.close()
 
 
 def test_the_slider_scrubs_within_the_pass(gl_browser, live_url):
-    context, page = open_page(gl_browser, live_url, "/en/specdec/?batch=1#bench")
-    try:
-        wait_live(page, "#bench")
-        page.click("#bench [data-act=step]")
-        finish_pass(page)
+    with machine_page(gl_browser, live_url, "/en/specdec/?batch=1#bench") as page:
+        step(page)
         slider = page.locator("#bench [data-machine-time]")
         assert slider.is_enabled()
         # Halfway: the draft has guessed, the big drum is turning, no gauge has risen yet.
@@ -138,14 +148,10 @@ def test_the_slider_scrubs_within_the_pass(gl_browser, live_url):
         slider.fill("0")
         start = readback(page)
         assert start["bigDrumAngle"] == 0 and start["lanesLit"] == 0
-    finally:
-        context.close()
 
 
 def test_same_moment_same_pixels(gl_browser, live_url):
-    context, page = open_page(gl_browser, live_url, "/en/specdec/#bench")
-    try:
-        wait_live(page, "#bench")
+    with machine_page(gl_browser, live_url, "/en/specdec/#bench") as page:
         px = "(a) => { const m = document.querySelector('#bench .machine').machine; m.seek(a[0], a[1]); return m.pixels(); }"
         first = page.evaluate(px, [3, 0.5])
         page.evaluate(px, [5, 0.2])
@@ -153,61 +159,43 @@ def test_same_moment_same_pixels(gl_browser, live_url):
         later = page.evaluate(px, [3, 0.9])
         assert first == again
         assert first != later  # the frame does change with t
-    finally:
-        context.close()
 
 
 def test_cabinet_overflows_when_the_batch_does_not_fit(gl_browser, live_url):
-    context, page = open_page(gl_browser, live_url, "/en/specdec/?batch=1024&ctx=32768#bench")
-    try:
-        wait_live(page, "#bench")
+    with machine_page(gl_browser, live_url, "/en/specdec/?batch=1024&ctx=32768#bench") as page:
         a = answer(page)
         assert a["machine"]["fits"] is False
         rb = readback(page)
         assert rb["fits"] is False and rb["spilled"] > 0
         note = page.locator("#bench .machine-note").text_content()
         assert "does not fit" in note and str(a["machine"]["max_batch"]) in note
-    finally:
-        context.close()
 
 
 @pytest.mark.parametrize("lang, name", [("en", "The slow writer"), ("zh", "又大又慢的写手")])
 def test_story_names_at_the_story_depth_in_the_embed(gl_browser, live_url, lang, name):
-    context, page = open_page(gl_browser, live_url, f"/embed/{lang}/specdec/bench/?depth=story")
-    try:
+    with machine_page(gl_browser, live_url, f"/embed/{lang}/specdec/bench/?depth=story", None) as page:
         page.wait_for_selector(LIVE, state="attached", timeout=60_000)
         item = page.locator('.machine-legend [data-part="bigdrum"] .machine-name:visible')
         assert item.count() == 1 and item.text_content() == name
         assert page.locator("[data-act=step]").count() == 1
-    finally:
-        context.close()
 
 
 def test_exploded_view_in_section_13(gl_browser, live_url):
-    context, page = open_page(gl_browser, live_url, "/zh/specdec/#parts")
-    try:
-        wait_live(page, "#parts")
+    with machine_page(gl_browser, live_url, "/zh/specdec/#parts", "#parts") as page:
         rb = readback(page, "#parts")
         assert rb["explode"] == 1
         # The 2D diagram gives way to the machine; each part's label is placed on the stage.
         assert not page.locator("#parts .parts-svg--wide").is_visible()
         assert page.locator("#parts .machine-tag").count() == 10
-    finally:
-        context.close()
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_fits_and_plays_at_390(gl_browser, live_url, lang):
-    context, page = open_page(gl_browser, live_url, f"/{lang}/specdec/?batch=1#bench", width=390, height=844)
-    try:
-        wait_live(page, "#bench")
+    with machine_page(gl_browser, live_url, f"/{lang}/specdec/?batch=1#bench", width=390, height=844) as page:
         box = page.locator("#bench .machine-stage").bounding_box()
         assert box["x"] >= 0 and box["x"] + box["width"] <= 390
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
-        page.click("#bench [data-act=step]")
-        assert finish_pass(page)["bigDrumAngle"] == pytest.approx(TAU)
-    finally:
-        context.close()
+        assert step(page)["bigDrumAngle"] == pytest.approx(TAU)
 
 
 NO_WEBGL = """HTMLCanvasElement.prototype.getContext = ((get) => function (kind, ...rest) {
@@ -226,41 +214,22 @@ def fallback_shown(page):
 
 
 def test_without_webgl_the_2d_diagram_stays(gl_browser, live_url):
-    context = gl_browser.new_context(viewport={"width": 1280, "height": 900})
-    context.add_init_script(NO_WEBGL)
-    page = context.new_page()
-    page.requested = []
-    page.on("request", lambda r: page.requested.append(r.url))
-    try:
-        load(page, live_url + "/en/specdec/#parts")
+    with machine_page(gl_browser, live_url, "/en/specdec/#parts", None, init_script=NO_WEBGL) as page:
         assert page.locator("#parts .machine").get_attribute("data-machine") == "no-webgl"
         fallback_shown(page)
-    finally:
-        context.close()
 
 
 def test_reduced_motion_keeps_the_2d_diagram(gl_browser, live_url):
-    context = gl_browser.new_context(viewport={"width": 1280, "height": 900}, reduced_motion="reduce")
-    page = context.new_page()
-    page.requested = []
-    page.on("request", lambda r: page.requested.append(r.url))
-    try:
-        load(page, live_url + "/zh/specdec/#parts")
+    with machine_page(gl_browser, live_url, "/zh/specdec/#parts", None, reduced_motion="reduce") as page:
         assert page.locator("#parts .machine").get_attribute("data-machine") == "reduced-motion"
         fallback_shown(page)
         # The bench still steps its tape and says each pass in words.
         page.locator("#bench [data-act=step]").click()
         assert page.locator("#bench [data-out=said]").text_content().startswith("第 1 次前向")
-    finally:
-        context.close()
 
 
 def test_printed_page_shows_the_2d_diagram(gl_browser, live_url):
-    context, page = open_page(gl_browser, live_url, "/en/specdec/#parts")
-    try:
-        wait_live(page, "#parts")
+    with machine_page(gl_browser, live_url, "/en/specdec/#parts", "#parts") as page:
         page.emulate_media(media="print")
         assert page.locator("#parts .parts-svg--wide").is_visible()
         assert not page.locator("#parts .machine").is_visible()
-    finally:
-        context.close()

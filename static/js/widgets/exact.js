@@ -5,6 +5,7 @@
 // draw while balls stay big enough to see, stacked bars past that (as the server draws them).
 import { svg } from "../dom.js";
 import { params } from "../state.js";
+import { language } from "../language.js";
 
 const ROUNDS_MAX = params.rounds.hi;
 const ROUNDS_START = params.rounds?.default ?? 5;
@@ -33,12 +34,13 @@ function ballSize(cols, which, total) {
 }
 
 // A token's label under its column, in a box (so 一 reads as a character, not a dash); the box is
-// as wide as the label needs: a Han character about one em at 11px, a Latin letter about 0.6 em.
+// as wide as the label needs at 11px: the language record's width of a character (glyph_em: a Han
+// character about one em, a Latin letter about 0.6 em).
 function label(svgEl, c, j, slot, t) {
   const text = c.other ? t("other") : c.token;
   const x = j * slot + slot / 2;
   if (!c.other) {
-    const w = Math.max(14, [...text].length * (document.documentElement.lang.startsWith("zh") ? 11 : 6.6) + 6);
+    const w = Math.max(14, [...text].length * language.glyph_em * 11 + 6);
     svgEl.append(s("rect", { class: "tube-label-box", x: x - w / 2, y: H - 19, width: w, height: 15, rx: 2 }));
   }
   svgEl.append(s("text", { class: "tube-label", x, y: H - 8, "text-anchor": "middle" }, text));

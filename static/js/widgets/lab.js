@@ -6,6 +6,7 @@
 import { colon, count, num } from "../format.js";
 import { lazyChart } from "../charts.js";
 import { storyT } from "../dom.js";
+import { languageOf, languages } from "../language.js";
 
 const STORE = "specdec-lab-text:";   // sessionStorage key prefix, + sha256
 const TEXT_UNITS = ["lab.run", "lab.drafts", "lab.compare", "lab.tubes"];
@@ -90,7 +91,7 @@ export function mount(el, ctx) {
 
   const splitLang = () => {
     const v = state.get("tlang");
-    return v === "en" || v === "zh" ? v : ctx.lang;
+    return Object.hasOwn(languages, v) ? v : ctx.lang;   // "auto": the page's
   };
 
   // input: the pasted text, or a chosen file (a Blob), sent as its bytes so the server can tell
@@ -106,7 +107,7 @@ export function mount(el, ctx) {
     if (text !== null) remember(info.text, lang, text);
     // Two sentences: a space between them in English, none after a Chinese full stop.
     status.textContent = [t("counted", { tokens: count(info.tokens), vocab: count(info.vocab_size), ms: num(info.count_ms) }),
-      t("encoding", { encoding: info.encoding })].join(ctx.lang === "zh" ? "" : " ");
+      t("encoding", { encoding: info.encoding })].join(languageOf(ctx.lang).gap);
     noted = `${info.text}|${lang}`;
     return info;
   }
