@@ -109,7 +109,7 @@ class Dist:
 
     Immutable in use (arrays are read-only); the total mass is normally 1."""
 
-    __slots__ = ("sup", "s", "val", "off", "_cum", "_on", "_arg")
+    __slots__ = ("sup", "s", "val", "off", "_cum", "_on", "_arg", "_ov")
 
     def __init__(self, sup: Support, s: float, val: np.ndarray):
         self.sup = sup
@@ -119,6 +119,7 @@ class Dist:
         self._cum = None
         self._on = None    # the mass on the list, as ``sample`` sums it
         self._arg = None   # ``argmax()``, kept: the loop asks it of the same distribution often
+        self._ov = None    # (q, Σ min(self, q)) for the last q asked (``overlap_with``)
 
     @classmethod
     def unigram(cls, base: Base, s: float = 1.0) -> "Dist":
@@ -227,6 +228,16 @@ class Dist:
             if pw > best_p or (pw == best_p and w < best):
                 best = w
         return best
+
+    def overlap_with(self, q: "Dist") -> float:
+        """``overlap(self, q)``, kept for the last q asked: the loop asks each of the target's
+        distributions against the same draft's again and again."""
+        kept = self._ov
+        if kept is not None and kept[0] is q:
+            return kept[1]
+        ov = overlap(self, q)
+        self._ov = (q, ov)
+        return ov
 
     def top(self, k: int) -> list[tuple[int, float]]:
         """The k likeliest tokens as (id, p), likeliest first, lower ids first among equals;

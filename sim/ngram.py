@@ -45,8 +45,9 @@ TRIGRAM_TABLE_BYTES = 16 * 1024 * 1024
 def _dist_bytes(d: Dist) -> int:
     """A sparse distribution's own memory: its values and, once drawn from, their running sum
     (the support is the model's, shared), and the object with its few numbers. Values that
-    are a slice of a model's table are the table's: only their running sum is the entry's."""
-    return (2 if d.val.base is None else 1) * d.val.nbytes + 2 * 112 + 150
+    are a slice of a model's table are the table's: only their running sum is the entry's
+    (and Σ min(p, q) kept against one draft, ``Dist.overlap_with``)."""
+    return (2 if d.val.base is None else 1) * d.val.nbytes + 2 * 112 + 250
 
 
 def _array_bytes(a: np.ndarray) -> int:

@@ -59,7 +59,9 @@ def residual(p, q):
     return r / mass if mass > 1e-15 else p
 
 
-@dataclass
+# Slots: a long run makes tens of thousands of these; without a __dict__ each, the collector
+# has half as many objects to walk.
+@dataclass(slots=True)
 class Proposal:
     token: int
     q: float
@@ -92,7 +94,7 @@ class Proposal:
         return self.q_dist.argmax() == self.p_dist.argmax()
 
 
-@dataclass
+@dataclass(slots=True)
 class Step:
     context: tuple[int, ...]
     gamma: int
@@ -375,8 +377,8 @@ def _generate_fast(target: NGramModel, draft: NGramModel, context: Sequence[int]
     """``generate_steps`` with the same draws in the same order and the same arithmetic, without
     its per-call overheads: the uniforms come in blocks, distributions straight from the models'
     memos, the draft's drawn by bisection on lists (``sim.dist.Draws``), a guess's p and q from
-    its place in the list the two models share (the draw finds it), Σ min(p, q) and the residual
-    once per context in a run, and argmax once per distribution."""
+    its place in the list the two models share (the draw finds it), the residual once per
+    context in a run, Σ min(p, q) and argmax once per distribution."""
     t_get, d_get = target.sparse_memo.call, draft.sparse_memo.call
     kt, kd = target.order - 1, draft.order - 1
     p1 = target.base.p
@@ -386,28 +388,35 @@ def _generate_fast(target: NGramModel, draft: NGramModel, context: Sequence[int]
     end = start + n_tokens
     steps, overlaps = [], []
     agreements = [] if greedy else None
-    # By the last two tokens (which fix both models' contexts): Σ min(p, q) and the residual;
-    # by the draft's context: its distribution made ready for drawing.
-    overlap_at, residual_at, draws_at = {}, {}, {}
+    # By the last two tokens (which fix both models' contexts): the residual; by the draft's
+    # context: its distribution made ready for drawing. (Σ min(p, q) is kept by p itself.)
+    residual_at, draws_at = {}, {}
+    # The target's distributions met in this run, by the last two tokens (a dict read; the memo
+    # is asked once per context, which keeps it warm for the next request).
+    target_at = {}
+
+    def p_at(tail):
+        p = target_at.get(tail)
+        if p is None:
+            p = target_at[tail] = t_get(_suffix(tail, kt))
+        return p
+
     uniform = (_Uniforms(rng, min(1024, 2 + n_tokens * (gamma + 2)))
                if hasattr(rng, "bit_generator") else rng.random)
     try:
         while len(ctx) < end:
             tail = tuple(ctx[-2:])
             if gamma == 0:
-                p = t_get(_suffix(tail, kt))
+                p = p_at(tail)
                 tok = p.argmax() if greedy else p.sample(uniform())
                 steps.append(Step(tuple(ctx[-CONTEXT_KEPT:]), 0, greedy, rule, [], target, bonus=tok))
                 q = d_get(_suffix(tail, kd))
-                ov = overlap_at.get(tail)
-                if ov is None:
-                    ov = overlap_at[tail] = overlap(p, q)
-                overlaps.append(ov)
+                overlaps.append(p.overlap_with(q))
                 if greedy:
                     agreements.append(p.argmax() == q.argmax())
                 ctx.append(tok)
                 continue
-            tails, guesses, q_dists, drawn = [], [], [], []
+            tails, guesses, q_dists, drawn, places = [], [], [], [], []
             for _ in range(gamma):                  # the draft, γ times
                 tails.append(tail)
                 dk = _suffix(tail, kd)
@@ -420,7 +429,7 @@ def _generate_fast(target: NGramModel, draft: NGramModel, context: Sequence[int]
                         dr = draws_at[dk] = Draws(d_get(dk))
                     q = dr.dist
                     x, j = dr(uniform())
-                    dr = (dr, j)
+                    places.append(j)
                 guesses.append(x)
                 q_dists.append(q)
                 drawn.append(dr)
@@ -430,10 +439,10 @@ def _generate_fast(target: NGramModel, draft: NGramModel, context: Sequence[int]
             proposals = step.proposals
             for i in range(gamma):                  # the target's one pass, checked in order
                 x, q, tail = guesses[i], q_dists[i], tails[i]
-                p = t_get(_suffix(tail, kt))
+                p = target_at.get(tail) or p_at(tail)
                 dr = drawn[i]
                 if dr is not None and p.sup is q.sup:
-                    dr, j = dr
+                    j = places[i]
                     if j >= 0:
                         px, qx = float(p.val[j]), dr.val[j]
                     else:
@@ -446,9 +455,7 @@ def _generate_fast(target: NGramModel, draft: NGramModel, context: Sequence[int]
                 else:
                     r = uniform()
                     accepted = keep_all or r < px / qx
-                ov = overlap_at.get(tail)
-                if ov is None:
-                    ov = overlap_at[tail] = overlap(p, q)
+                ov = p.overlap_with(q)
                 proposals.append(Proposal(x, qx, px, r, accepted, q, p, ov))
                 overlaps.append(ov)
                 if greedy:
@@ -469,17 +476,13 @@ def _generate_fast(target: NGramModel, draft: NGramModel, context: Sequence[int]
                     break
             else:                                   # every guess kept: the bonus
                 tail = tails[gamma]
-                p = t_get(_suffix(tail, kt))
+                p = p_at(tail)
                 tok = p.argmax() if greedy else p.sample(uniform())
                 step.bonus = tok
-                ov = overlap_at.get(tail)
-                if ov is None or greedy:
-                    q = d_get(_suffix(tail, kd))
-                    if ov is None:
-                        ov = overlap_at[tail] = overlap(p, q)
-                    if greedy:
-                        agreements.append(p.argmax() == q.argmax())
-                overlaps.append(ov)
+                q = d_get(_suffix(tail, kd))
+                overlaps.append(p.overlap_with(q))
+                if greedy:
+                    agreements.append(p.argmax() == q.argmax())
                 ctx += guesses
             ctx.append(tok)
             steps.append(step)
