@@ -416,23 +416,30 @@ def _generate_fast(target: NGramModel, draft: NGramModel, context: Sequence[int]
                     agreements.append(p.argmax() == q.argmax())
                 ctx.append(tok)
                 continue
-            tails, guesses, q_dists, drawn, places = [], [], [], [], []
+            tails, guesses, q_dists, places = [], [], [], []
             for _ in range(gamma):                  # the draft, γ times
                 tails.append(tail)
                 dk = _suffix(tail, kd)
                 if greedy:
                     q = d_get(dk)
-                    x, dr = q.argmax(), None
+                    x = q.argmax()
                 else:
+                    # A context's first draw in the run searches the distribution's own running
+                    # sum; from its second, lists pay for themselves.
                     dr = draws_at.get(dk)
                     if dr is None:
-                        dr = draws_at[dk] = Draws(d_get(dk))
-                    q = dr.dist
-                    x, j = dr(uniform())
-                    places.append(j)
+                        q = draws_at[dk] = d_get(dk)
+                        x, j = q.draw(uniform())
+                        qx = float(q.val[j]) if j >= 0 else None
+                    else:
+                        if dr.__class__ is not Draws:
+                            dr = draws_at[dk] = Draws(dr)
+                        q = dr.dist
+                        x, j = dr(uniform())
+                        qx = dr.val[j] if j >= 0 else None
+                    places.append((j, qx))
                 guesses.append(x)
                 q_dists.append(q)
-                drawn.append(dr)
                 tail = tail[-1:] + (x,)
             tails.append(tail)                      # the bonus position
             step = Step(tuple(ctx[-CONTEXT_KEPT:]), gamma, greedy, rule, [], target, guesses, q_dists)
@@ -440,11 +447,10 @@ def _generate_fast(target: NGramModel, draft: NGramModel, context: Sequence[int]
             for i in range(gamma):                  # the target's one pass, checked in order
                 x, q, tail = guesses[i], q_dists[i], tails[i]
                 p = target_at.get(tail) or p_at(tail)
-                dr = drawn[i]
-                if dr is not None and p.sup is q.sup:
-                    j = places[i]
+                if not greedy and p.sup is q.sup:
+                    j, qx = places[i]
                     if j >= 0:
-                        px, qx = float(p.val[j]), dr.val[j]
+                        px = float(p.val[j])
                     else:
                         w = float(p1[x])
                         px, qx = p.s * w, q.s * w
