@@ -20,6 +20,13 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+import corpus  # noqa: E402
+import sim.ngram as ngram  # noqa: E402
+from sim.speculative import generate, generate_steps  # noqa: E402
 
 # Run in a subprocess for --checkout: times that checkout's own generate.
 CHILD = r"""
@@ -48,13 +55,6 @@ def main(argv=None) -> int:
     parser.add_argument("--checkout", help="another checkout whose generate to time as well")
     parser.add_argument("--langs", default="en,zh")
     args = parser.parse_args(argv)
-    sys.path.insert(0, str(ROOT))
-    import numpy as np
-
-    import corpus
-    import sim.ngram as ngram
-    from sim.speculative import generate, generate_steps
-
     print(f"load average before: {os.getloadavg()}")
     for lang in args.langs.split(","):
         fast = ngram.load_models(lang)
