@@ -20,6 +20,7 @@ the draft and the target. ``dense()`` gives the ordinary vector where a whole on
 """
 from __future__ import annotations
 
+from bisect import bisect_right
 
 import numpy as np
 
@@ -37,6 +38,14 @@ class Base:
         for a in (self.p, self.cdf, self.order):
             a.setflags(write=False)
         self.empty = Support(self, np.zeros(0, dtype=np.int64))
+        self._cdf_list = None
+
+    @property
+    def cdf_list(self) -> list[float]:
+        """``cdf`` as a Python list, made on first use (``Draws`` searches it by bisection)."""
+        if self._cdf_list is None:
+            self._cdf_list = self.cdf.tolist()
+        return self._cdf_list
 
 
 class Support:
@@ -100,7 +109,7 @@ class Dist:
 
     Immutable in use (arrays are read-only); the total mass is normally 1."""
 
-    __slots__ = ("sup", "s", "val", "off", "_cum")
+    __slots__ = ("sup", "s", "val", "off", "_cum", "_on", "_arg", "_ov")
 
     def __init__(self, sup: Support, s: float, val: np.ndarray):
         self.sup = sup
@@ -108,6 +117,9 @@ class Dist:
         self.val = val
         self.off = s * (1.0 - sup.p1) if s else 0.0   # the mass off the list
         self._cum = None
+        self._on = None    # the mass on the list, as ``sample`` sums it
+        self._arg = None   # ``argmax()``, kept: the loop asks it of the same distribution often
+        self._ov = None    # (q, Σ min(self, q)) for the last q asked (``overlap_with``)
 
     @classmethod
     def unigram(cls, base: Base, s: float = 1.0) -> "Dist":
@@ -168,6 +180,22 @@ class Dist:
             return int(self.sup.idx[min(j, self.sup.idx.size - 1)])
         return self._sample_off((t - on) / self.s)
 
+    def draw(self, u: float) -> tuple[int, int]:
+        """``sample(u)`` and the token's place in the list (−1 when it is off the list), so that
+        a distribution over the same list reads its probability without a search. The same
+        arithmetic as ``sample``, step for step: the same u gives the same token."""
+        cum = self._cum
+        if cum is None:
+            cum = self._cum = self.val.cumsum()
+        on = self._on
+        if on is None:
+            on = self._on = float(cum[-1]) if self.val.size else 0.0
+        t = u * (on + self.off)
+        if t < on or self.off <= 0.0:
+            j = min(int(cum.searchsorted(t, side="right")), self.val.size - 1)
+            return int(self.sup.idx[j]), j
+        return self._sample_off((t - on) / self.s), -1
+
     def _sample_off(self, t: float) -> int:
         """The token off the list where P_1's cumulative sum, the list's own mass taken out,
         passes t."""
@@ -185,6 +213,11 @@ class Dist:
 
     def argmax(self) -> int:
         """The likeliest token, the lowest id among equals (as np.argmax of ``dense()``)."""
+        if self._arg is None:
+            self._arg = self._argmax()
+        return self._arg
+
+    def _argmax(self) -> int:
         best, best_p = -1, -1.0
         if self.val.size:
             j = int(self.val.argmax())
@@ -195,6 +228,16 @@ class Dist:
             if pw > best_p or (pw == best_p and w < best):
                 best = w
         return best
+
+    def overlap_with(self, q: "Dist") -> float:
+        """``overlap(self, q)``, kept for the last q asked: the loop asks each of the target's
+        distributions against the same draft's again and again."""
+        kept = self._ov
+        if kept is not None and kept[0] is q:
+            return kept[1]
+        ov = overlap(self, q)
+        self._ov = (q, ov)
+        return ov
 
     def top(self, k: int) -> list[tuple[int, float]]:
         """The k likeliest tokens as (id, p), likeliest first, lower ids first among equals;
@@ -213,6 +256,52 @@ class Dist:
             cand += zip(off.tolist(), (self.s * self.sup.base.p[off]).tolist())
         cand.sort(key=lambda wv: (-wv[1], wv[0]))
         return cand[:k]
+
+
+class Draws:
+    """One distribution made ready for many draws in a row (a loop that draws from the same
+    context again and again): its running sum and its list of tokens as Python lists, searched
+    by bisection, where a numpy search costs a call's overhead every draw. ``draws(u)`` is
+    ``d.draw(u)``, token for token: the same numbers compared in the same order."""
+
+    __slots__ = ("dist", "val", "_cum", "_idx", "_on", "_total", "_off", "_gaps")
+
+    def __init__(self, d: Dist):
+        self.dist = d
+        cum = d.val.cumsum()
+        self._cum = cum.tolist()
+        self._idx = d.sup.idx.tolist()
+        self.val = d.val.tolist()    # p(x) where x = idx[j]: what a check reads
+        self._on = self._cum[-1] if self._cum else 0.0
+        self._off = d.off
+        self._total = self._on + d.off
+        self._gaps = None
+
+    def __call__(self, u: float) -> tuple[int, int]:
+        t = u * self._total
+        if t < self._on or self._off <= 0.0:
+            j = bisect_right(self._cum, t)
+            if j >= len(self._cum):
+                j = len(self._cum) - 1
+            return self._idx[j], j
+        return self._sample_off((t - self._on) / self.dist.s), -1
+
+    def _sample_off(self, t: float) -> int:
+        """``Dist._sample_off`` on lists."""
+        d = self.dist
+        idx = self._idx
+        if not idx:
+            return d._sample_off(t)
+        if self._gaps is None:
+            self._gaps = (d.sup.below.tolist(), d.sup.cut.tolist(), d.base.cdf_list)
+        below, cut, cdf = self._gaps
+        j = bisect_right(below, t)
+        lo = idx[j - 1] + 1 if j else 0
+        hi = idx[j] - 1 if j < len(idx) else d.base.V - 1
+        if lo > hi:
+            return d._sample_off(t)
+        w = bisect_right(cdf, t + (cut[j - 1] if j else 0.0))
+        return min(max(w, lo), hi)
 
 
 def _union(p: Dist, q: Dist) -> tuple[Support, np.ndarray, np.ndarray]:

@@ -37,12 +37,17 @@ UNK = -1  # id of a context token outside the vocabulary: the model backs off pa
 SPARSE_CACHE_BYTES, DENSE_CACHE_BYTES = 8 * 1024 * 1024, 2 * 1024 * 1024
 # What each used to keep by count, for estimates that count per-entry bookkeeping.
 SPARSE_CACHE, DENSE_CACHE = 4096, 256
+# The trigram contexts' explicit entries are precomputed in one table up to this size (a book's
+# fits; a long reader's text is computed context by context, through the cache).
+TRIGRAM_TABLE_BYTES = 16 * 1024 * 1024
 
 
 def _dist_bytes(d: Dist) -> int:
     """A sparse distribution's own memory: its values and, once drawn from, their running sum
-    (the support is the model's, shared)."""
-    return 2 * d.val.nbytes + 2 * 112 + 100
+    (the support is the model's, shared), and the object with its few numbers. Values that
+    are a slice of a model's table are the table's: only their running sum is the entry's
+    (and Σ min(p, q) kept against one draft, ``Dist.overlap_with``)."""
+    return (2 if d.val.base is None else 1) * d.val.nbytes + 2 * 112 + 250
 
 
 def _array_bytes(a: np.ndarray) -> int:
@@ -138,6 +143,26 @@ class Counts:
         found = bi_key[g] == b_of * V + tri.nxt if len(bi_key) else np.zeros(len(trow), dtype=bool)
         self.tri_pos = np.where(found, g - bi.start[b_of], -1)
         self.tri_general = set(np.unique(trow[~found]).tolist())
+        self.tri_val, self.tri_val_start = self._trigram_table(keys % V, trow)
+
+    def _trigram_table(self, b_rows: np.ndarray, trow: np.ndarray):
+        """Every trigram context's explicit entries, (1 − γ_ab)·c(a, b, w)/c(a, b, ·) added to
+        γ_ab·P_2(w | b) over b's row, in one read-only table, when it is small enough (a book's:
+        8.6 MB English, 4.4 MB Chinese): a context's distribution is then a slice of it, as a
+        bigram's is of ``p2``. The same operations, element by element, as ``_trigram`` does
+        for one context, so the numbers are the same. (None, None) past the bound."""
+        sizes = np.diff(self.bi.start)[b_rows]
+        total = int(sizes.sum())
+        if total * 8 > TRIGRAM_TABLE_BYTES or not len(b_rows):
+            return None, None
+        start = np.zeros(len(b_rows) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=start[1:])
+        src = np.repeat(self.bi.start[b_rows] - start[:-1], sizes) + np.arange(total)
+        val = np.repeat(self.tri.gamma, sizes) * self.p2[src]
+        ok = self.tri_pos >= 0                  # rows with a token b never saw: ``_trigram``
+        val[start[trow[ok]] + self.tri_pos[ok]] += self.tri_add[ok]
+        val.setflags(write=False)
+        return val, start
 
     def support(self, b: int) -> Support:
         """The tokens seen after b, shared by every distribution that lists them (a dict write
@@ -229,6 +254,8 @@ class NGramModel:
         lo, hi = c.tri.start[k], c.tri.start[k + 1]
         b_lo, b_hi = c.bi.start[b], c.bi.start[b + 1]
         s = g * float(c.bi.gamma[b])
+        if k not in c.tri_general and c.tri_val is not None:
+            return Dist(c.support(b), s, c.tri_val[c.tri_val_start[k]:c.tri_val_start[k + 1]])
         val = g * c.p2[b_lo:b_hi]
         if k not in c.tri_general:  # the usual case: whatever follows (a, b) also follows b
             val[c.tri_pos[lo:hi]] += c.tri_add[lo:hi]

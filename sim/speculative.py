@@ -26,13 +26,13 @@ draws the replacement from p itself (over-weighting what the draft already favou
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
+from operator import length_hint
 from typing import Sequence
 
 import numpy as np
 
 from . import dist as sparse
-from .dist import Dist, overlap  # overlap: Σ min(p, q), the chance a guess is kept (Definition 3.1)
+from .dist import Dist, Draws, overlap  # overlap: Σ min(p, q), the chance a guess is kept (Definition 3.1)
 from .ngram import NGramModel
 from .param import choice, int_
 from .theory import GAMMA_MAX
@@ -59,7 +59,9 @@ def residual(p, q):
     return r / mass if mass > 1e-15 else p
 
 
-@dataclass
+# Slots: a long run makes tens of thousands of these; without a __dict__ each, the collector
+# has half as many objects to walk.
+@dataclass(slots=True)
 class Proposal:
     token: int
     q: float
@@ -68,6 +70,8 @@ class Proposal:
     accepted: bool
     q_dist: Dist = field(repr=False)
     p_dist: Dist = field(repr=False)
+    # Σ min(p, q) here, when the loop already knows it (else computed on first use).
+    known_overlap: float | None = field(default=None, repr=False)
 
     @property
     def ratio(self) -> float:
@@ -77,10 +81,12 @@ class Proposal:
     def accept_prob(self) -> float:
         return min(1.0, self.ratio)
 
-    @cached_property
+    @property
     def overlap(self) -> float:
         """Σ min(p, q) at this position (read by the loop's statistics and by the trace)."""
-        return overlap(self.p_dist, self.q_dist)
+        if self.known_overlap is None:
+            self.known_overlap = overlap(self.p_dist, self.q_dist)
+        return self.known_overlap
 
     @property
     def agree(self) -> bool:
@@ -88,7 +94,7 @@ class Proposal:
         return self.q_dist.argmax() == self.p_dist.argmax()
 
 
-@dataclass
+@dataclass(slots=True)
 class Step:
     context: tuple[int, ...]
     gamma: int
@@ -301,6 +307,17 @@ def generate(target: NGramModel, draft: NGramModel, context: Sequence[int], n_to
     check_args(gamma, rule, gamma_min=0)
     if n_tokens < 1:
         raise ValueError("n_tokens must be at least 1")
+    if _fast_ok(target) and _fast_ok(draft):
+        return _generate_fast(target, draft, context, n_tokens, gamma, rng, greedy, rule)
+    return generate_steps(target, draft, context, n_tokens, gamma, rng, greedy=greedy, rule=rule)
+
+
+def generate_steps(target: NGramModel, draft: NGramModel, context: Sequence[int], n_tokens: int,
+                   gamma: int, rng: np.random.Generator, *, greedy: bool = False,
+                   rule: str = "exact") -> Run:
+    """``generate`` written as its definition: one ``speculative_step`` and one ``write`` per pass.
+    ``generate`` itself takes a faster path that must give the same run (the tests hold it)."""
+    check_args(gamma, rule, gamma_min=0)
     ctx = list(context)
     start = len(ctx)
     steps, overlaps = [], []
@@ -315,6 +332,170 @@ def generate(target: NGramModel, draft: NGramModel, context: Sequence[int], n_to
         write(step, ctx, overlaps, target, draft, agreements)
         steps.append(step)
     return Run(tuple(context), ctx[start:start + n_tokens], steps, overlaps, gamma, agreements)
+
+
+def _fast_ok(model) -> bool:
+    """A model whose distributions the fast loop may read from its memo directly."""
+    return isinstance(model, NGramModel) and type(model).sparse is NGramModel.sparse
+
+
+class _Uniforms:
+    """``rng.random()`` one at a time, drawn in blocks: a Generator fills an array with the very
+    numbers single calls would return, in order, at a fraction of a call's cost each. ``close``
+    puts the generator where the single calls would have left it."""
+
+    __slots__ = ("rng", "block", "state", "it")
+
+    def __init__(self, rng: np.random.Generator, block: int):
+        self.rng, self.block = rng, block
+        self._fill()
+
+    def _fill(self) -> None:
+        self.state = self.rng.bit_generator.state
+        self.it = iter(self.rng.random(self.block).tolist())
+
+    def __call__(self) -> float:
+        for u in self.it:
+            return u
+        self._fill()
+        return next(self.it)
+
+    def close(self) -> None:
+        used = self.block - length_hint(self.it)
+        self.rng.bit_generator.state = self.state
+        if used:
+            self.rng.random(used)
+
+
+def _suffix(tail: tuple[int, ...], k: int) -> tuple[int, ...]:
+    """The key a model of order k + 1 reads from the last two tokens (``NGramModel._key``)."""
+    return tail[-k:] if k else ()
+
+
+def _generate_fast(target: NGramModel, draft: NGramModel, context: Sequence[int], n_tokens: int,
+                   gamma: int, rng: np.random.Generator, greedy: bool, rule: str) -> Run:
+    """``generate_steps`` with the same draws in the same order and the same arithmetic, without
+    its per-call overheads: the uniforms come in blocks, distributions straight from the models'
+    memos, the draft's drawn by bisection on lists (``sim.dist.Draws``), a guess's p and q from
+    its place in the list the two models share (the draw finds it), the residual once per
+    context in a run, Σ min(p, q) and argmax once per distribution."""
+    t_get, d_get = target.sparse_memo.call, draft.sparse_memo.call
+    kt, kd = target.order - 1, draft.order - 1
+    p1 = target.base.p
+    exact, keep_all = rule == "exact", rule == "keep-draft"
+    ctx = list(context)
+    start = len(ctx)
+    end = start + n_tokens
+    steps, overlaps = [], []
+    agreements = [] if greedy else None
+    # By the last two tokens (which fix both models' contexts): the residual; by the draft's
+    # context: its distribution made ready for drawing. (Σ min(p, q) is kept by p itself.)
+    residual_at, draws_at = {}, {}
+    # The target's distributions met in this run, by the last two tokens (a dict read; the memo
+    # is asked once per context, which keeps it warm for the next request).
+    target_at = {}
+
+    def p_at(tail):
+        p = target_at.get(tail)
+        if p is None:
+            p = target_at[tail] = t_get(_suffix(tail, kt))
+        return p
+
+    uniform = (_Uniforms(rng, min(1024, 2 + n_tokens * (gamma + 2)))
+               if hasattr(rng, "bit_generator") else rng.random)
+    try:
+        while len(ctx) < end:
+            tail = tuple(ctx[-2:])
+            if gamma == 0:
+                p = p_at(tail)
+                tok = p.argmax() if greedy else p.sample(uniform())
+                steps.append(Step(tuple(ctx[-CONTEXT_KEPT:]), 0, greedy, rule, [], target, bonus=tok))
+                q = d_get(_suffix(tail, kd))
+                overlaps.append(p.overlap_with(q))
+                if greedy:
+                    agreements.append(p.argmax() == q.argmax())
+                ctx.append(tok)
+                continue
+            tails, guesses, q_dists, places = [], [], [], []
+            for _ in range(gamma):                  # the draft, γ times
+                tails.append(tail)
+                dk = _suffix(tail, kd)
+                if greedy:
+                    q = d_get(dk)
+                    x = q.argmax()
+                else:
+                    # A context's first draw in the run searches the distribution's own running
+                    # sum; from its second, lists pay for themselves.
+                    dr = draws_at.get(dk)
+                    if dr is None:
+                        q = draws_at[dk] = d_get(dk)
+                        x, j = q.draw(uniform())
+                        qx = float(q.val[j]) if j >= 0 else None
+                    else:
+                        if dr.__class__ is not Draws:
+                            dr = draws_at[dk] = Draws(dr)
+                        q = dr.dist
+                        x, j = dr(uniform())
+                        qx = dr.val[j] if j >= 0 else None
+                    places.append((j, qx))
+                guesses.append(x)
+                q_dists.append(q)
+                tail = tail[-1:] + (x,)
+            tails.append(tail)                      # the bonus position
+            step = Step(tuple(ctx[-CONTEXT_KEPT:]), gamma, greedy, rule, [], target, guesses, q_dists)
+            proposals = step.proposals
+            for i in range(gamma):                  # the target's one pass, checked in order
+                x, q, tail = guesses[i], q_dists[i], tails[i]
+                p = target_at.get(tail) or p_at(tail)
+                if not greedy and p.sup is q.sup:
+                    j, qx = places[i]
+                    if j >= 0:
+                        px = float(p.val[j])
+                    else:
+                        w = float(p1[x])
+                        px, qx = p.s * w, q.s * w
+                else:
+                    px, qx = p[x], q[x]
+                if greedy:
+                    r, accepted = None, x == p.argmax()
+                else:
+                    r = uniform()
+                    accepted = keep_all or r < px / qx
+                ov = p.overlap_with(q)
+                proposals.append(Proposal(x, qx, px, r, accepted, q, p, ov))
+                overlaps.append(ov)
+                if greedy:
+                    agreements.append(q.argmax() == p.argmax())
+                if not accepted:
+                    if greedy:
+                        tok = p.argmax()
+                    elif exact:
+                        res = residual_at.get(tail)
+                        if res is None:
+                            res = residual_at[tail] = residual(p, q)
+                        step.residual = res
+                        tok = res.sample(uniform())
+                    else:
+                        tok = p.sample(uniform())
+                    step.replacement = tok
+                    ctx += guesses[:i]
+                    break
+            else:                                   # every guess kept: the bonus
+                tail = tails[gamma]
+                p = p_at(tail)
+                tok = p.argmax() if greedy else p.sample(uniform())
+                step.bonus = tok
+                q = d_get(_suffix(tail, kd))
+                overlaps.append(p.overlap_with(q))
+                if greedy:
+                    agreements.append(p.argmax() == q.argmax())
+                ctx += guesses
+            ctx.append(tok)
+            steps.append(step)
+    finally:
+        if isinstance(uniform, _Uniforms):
+            uniform.close()
+    return Run(tuple(context), ctx[start:end], steps, overlaps, gamma, agreements)
 
 
 def write(step: Step, ctx: list[int], overlaps: list[float], target: NGramModel, draft: NGramModel,
