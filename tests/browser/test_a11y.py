@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.util import MACHINES_SETTLED
+from tests.browser.util import MACHINES_SETTLED, settle
 from views.sections import ANCHORS
 
 pytestmark = pytest.mark.browser
@@ -141,6 +141,17 @@ def test_every_control_is_reached_by_tab_and_shows_focus(page, live_url, path):
     if folds:
         open_ready(page, live_url + path + ("&" if "?" in path else "?") + "more=" + ",".join(folds))
         assert page.evaluate("() => [...document.querySelectorAll('details.further')].every(d => d.open)")
+    # Parts load when they come near the view (a fold's study, its chart) and replace their live
+    # text when they answer: bring each near the view and let it answer before marking, or the
+    # Tab walk itself loads one and the marked element is gone.
+    page.evaluate("""async () => {
+        for (const el of document.querySelectorAll('details.further, .live')) {
+            el.scrollIntoView({block: 'center'});
+            await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+        }
+        window.scrollTo(0, 0);
+    }""")
+    settle(page, timeout=90)
     page.evaluate("document.activeElement && document.activeElement.blur()")
     controls = page.evaluate(_MARK_FOCUSABLES)
     if not controls:
