@@ -3,7 +3,7 @@
 // own: its pose is a pure function of (pass, f) — the pass of the traced run shown and how far
 // through it (0..1) — plus the view (camera, exploded share). Time moves only through step(dt),
 // so a test can put it at any moment and read the scene graph back, or render one frame twice.
-import * as THREE from "/vendor/three.module.js";
+import * as THREE from "/vendor/three.min.js";
 
 const TAU = Math.PI * 2;
 // A pass, in shares of its length: the draft guesses, the target reads once (every lane lit),

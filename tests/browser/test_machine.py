@@ -15,7 +15,7 @@ from tests.conftest import CHROMIUM, _origin, guard
 pytestmark = pytest.mark.browser
 
 SWIFTSHADER = ["--no-sandbox", "--use-angle=swiftshader", "--use-gl=angle", "--enable-unsafe-swiftshader"]
-THREE = ("/vendor/three.module.js", "/vendor/three.core.js")
+THREE = ("/vendor/three.min.js",)
 LIVE = ".machine[data-machine=live]"
 TAU = 2 * math.pi
 
