@@ -141,6 +141,38 @@ function paintTape(canvas, cells, lang) {
   });
 }
 
+// The carriage's slip: one slot per guess, each guess written in the reader's language once the
+// small drum has turned for it; inked green when the gauges keep it, struck through in red when
+// they refuse it, grey when the pass stopped before checking it.
+const INK = { written: "#2a2622", kept: "#2e7d5b", refused: "#b5452b", unchecked: "#8f897e" };
+function paintSlip(canvas, slots, lang, pad, tokens) {
+  // pad: the share of the slip's width left blank at each end (the pencil's track is narrower);
+  // tokens: every guess of the pass, so the letters keep one size while the guesses appear.
+  const g = canvas.getContext("2d");
+  const W = canvas.width, H = canvas.height, n = slots.length, sw = (W * (1 - 2 * pad)) / n;
+  g.fillStyle = "#fbf6ea"; g.fillRect(0, 0, W, H);
+  g.textAlign = "center"; g.textBaseline = "middle";
+  const family = lang === "zh" ? '"Noto Sans CJK SC", "Noto Sans SC", sans-serif' : "Georgia, serif";
+  let px = Math.min(H * 0.5, sw * (lang === "zh" ? 0.6 : 0.5));
+  g.font = `600 ${px}px ${family}`;
+  const widest = Math.max(1, ...tokens.map((t) => g.measureText(t).width));
+  if (widest > sw - 16) px *= (sw - 16) / widest;
+  g.font = `600 ${px}px ${family}`;
+  slots.forEach((s, i) => {
+    const x = W * pad + i * sw;
+    g.strokeStyle = "#d8ccb0"; g.lineWidth = 3;
+    g.beginPath(); g.moveTo(x + 10, H - 34); g.lineTo(x + sw - 10, H - 34); g.stroke();
+    if (!s) return;
+    g.fillStyle = INK[s.state];
+    const y = H / 2 - 6;
+    g.fillText(s.token, x + sw / 2, y);
+    if (s.state === "refused") {
+      g.strokeStyle = INK.refused; g.lineWidth = Math.max(4, px * 0.09);
+      const half = Math.min(sw - 16, g.measureText(s.token).width) / 2 + 6;
+      g.beginPath(); g.moveTo(x + sw / 2 - half, y); g.lineTo(x + sw / 2 + half, y); g.stroke();
+    }
+  });
+}
 
 // Static pieces that share a material are drawn as one mesh: a software renderer pays for every
 // draw call, and a part of a dozen boxes is one draw. `keep` holds what moves on its own.
@@ -270,16 +302,23 @@ export async function create(opts = {}, pause = async () => {}) {
   // The big drum's marker: a red stripe along it, so its one turn per pass can be seen.
   add(bigRot, new THREE.BoxGeometry(BIG.len - 0.1, 0.06, 0.26), M.red, 0, BIG.r + 0.02, 0);
 
-  const CARR = { x0: SMALL.x - 1.1, x1: SMALL.x + 1.1, y: Y + 0.75, z: SMALL.z + 1.15 };
-  add("carriage", new THREE.CylinderGeometry(0.05, 0.05, CARR.x1 - CARR.x0 + 0.6, 12), M.steel, SMALL.x, CARR.y + 0.35, CARR.z).rotation.z = Math.PI / 2;
-  add("carriage", new THREE.BoxGeometry(CARR.x1 - CARR.x0 + 0.5, 0.04, 0.5), M.paper, SMALL.x, Y + 0.04, CARR.z);
+  // The carriage runs in front of the gauges' bridge, low, so its slip can be read from the front.
+  const CARR = { x0: SMALL.x - 1.1, x1: SMALL.x + 1.1, y: Y + 0.5, z: 1.95 };
+  add("carriage", new THREE.CylinderGeometry(0.04, 0.04, CARR.x1 - CARR.x0 + 0.6, 12), M.steel, SMALL.x, CARR.y + 0.2, CARR.z - 0.12).rotation.z = Math.PI / 2;
+  // The slip the pencil writes each guess on (painted in paintSlip), tilted up toward the reader.
+  const slipCanvas = document.createElement("canvas"); slipCanvas.width = 1024; slipCanvas.height = 236;
+  const slipTex = new THREE.CanvasTexture(slipCanvas); slipTex.colorSpace = THREE.SRGBColorSpace; slipTex.anisotropy = 4;
+  const SLIP = { w: CARR.x1 - CARR.x0 + 0.5, d: 0.62 };
+  const slip = add("carriage", new THREE.BoxGeometry(SLIP.w, 0.04, SLIP.d),
+    [M.paper, M.paper, new THREE.MeshBasicMaterial({ map: slipTex }), M.paper, M.paper, M.paper], SMALL.x, Y + 0.17, CARR.z + 0.1);
+  slip.rotation.x = 0.45;
+  add("carriage", new THREE.BoxGeometry(SLIP.w, 0.3, 0.08), M.iron, SMALL.x, Y + 0.12, CARR.z - 0.16);
   const slider = new THREE.Group(); groups.carriage.add(slider);
-  add(slider, new THREE.BoxGeometry(0.32, 0.26, 0.3), M.brassDark, 0, 0.35, 0);
-  add(slider, new THREE.CylinderGeometry(0.05, 0.05, 0.5, 10), M.pencil, 0, 0.0, 0);
-  add(slider, new THREE.ConeGeometry(0.05, 0.12, 10), M.graphite, 0, -0.3, 0).rotation.x = Math.PI;
+  add(slider, new THREE.BoxGeometry(0.26, 0.2, 0.26), M.brassDark, 0, 0.2, -0.12);
+  add(slider, new THREE.CylinderGeometry(0.045, 0.045, 0.34, 10), M.pencil, 0, 0.02, 0);
+  add(slider, new THREE.ConeGeometry(0.045, 0.1, 10), M.graphite, 0, -0.2, 0).rotation.x = Math.PI;
   slider.position.set(CARR.x0, CARR.y, CARR.z);
-  const marks = new THREE.Group(); groups.carriage.add(marks);
-  for (const s of [-1, 1]) add("carriage", new THREE.BoxGeometry(0.12, 0.8, 0.12), M.iron, SMALL.x + s * ((CARR.x1 - CARR.x0) / 2 + 0.3), Y + 0.7, CARR.z);
+  for (const s of [-1, 1]) add("carriage", new THREE.BoxGeometry(0.1, 0.72, 0.1), M.iron, SMALL.x + s * ((CARR.x1 - CARR.x0) / 2 + 0.3), Y + 0.36, CARR.z - 0.12);
 
   // The bridge and its gauges: one glass tube per guess, a brass column rising to min(1, p/q),
   // a red line at the random r.
@@ -334,7 +373,7 @@ export async function create(opts = {}, pause = async () => {}) {
   }
 
   // What does not move, drawn in as few calls as it can be.
-  const moving = new Set([bigRot, smallRot, slider, marks, head, gear1, gear2, laneGroup, gaugeGroup, drawerGroup, spillGroup, lamp]);
+  const moving = new Set([bigRot, smallRot, slider, slip, head, gear1, gear2, laneGroup, gaugeGroup, drawerGroup, spillGroup, lamp]);
   for (const g of [bed, bigRot, smallRot, slider, head, ...Object.values(groups)]) merge(g, moving);
 
   // ---- the run --------------------------------------------------------------------------------
@@ -382,13 +421,7 @@ export async function create(opts = {}, pause = async () => {}) {
       gauges.push({ col, rl, cap, h: 0, r: null, verdict: null });
     }
     merge(gaugeGroup, new Set(gauges.flatMap((gg) => [gg.col, gg.rl, gg.cap])));
-    // The carriage's marks: one slot per guess on its slip of paper.
-    marks.clear();
-    const markGeo = new THREE.BoxGeometry(Math.min(0.16, 2.0 / n), 0.02, 0.2);
-    for (let i = 0; i < n; i++) {
-      const m = add(marks, markGeo, M.graphite, CARR.x0 + (CARR.x1 - CARR.x0) * ((i + 0.5) / n), Y + 0.08, CARR.z);
-      m.userData.part = "carriage";
-    }
+    lastSlip = "";
   }
 
   function buildDrawers() {
@@ -435,7 +468,7 @@ export async function create(opts = {}, pause = async () => {}) {
   }
   const passes = () => run?.steps?.length || 0;
 
-  let lastTape = "";
+  let lastTape = "", lastSlip = "";
   function tapeCells(n, written) {
     const cells = (run?.context || []).map((t) => ({ token: t, kind: "context" }));
     (run?.steps || []).slice(0, n).forEach((s) => s.written.forEach((w) => cells.push(w)));
@@ -470,7 +503,7 @@ export async function create(opts = {}, pause = async () => {}) {
     // Drawers: each stream's drawer opens while the target reads its cache.
     const open = step ? Math.sin(Math.PI * within(f, PHASES.target)) : 0;
     drawerGroup.position.z = 0.45 * open;
-    // The carriage and its marks (one per guess written so far this pass).
+    // The carriage, and on its slip each guess written so far this pass.
     const slots = Math.max(1, gamma);
     const at = step ? Math.min(u, g) : 0;
     slider.position.x = CARR.x0 + (CARR.x1 - CARR.x0) * (at / slots);
@@ -482,14 +515,10 @@ export async function create(opts = {}, pause = async () => {}) {
       if (!step || i >= checkedUpTo || gf < (i + 1) * gaugeEach) return i >= checkedUpTo && step && gf >= 1 ? "unchecked" : null;
       return step.proposals[i].accepted ? "kept" : "refused";
     };
-    let markCount = 0;
-    marks.children.forEach((m, i) => {
-      m.visible = Boolean(step) && i < turns;
-      if (!m.visible) return;
-      markCount++;
-      const v = verdictOf(i);
-      m.material = v === "refused" ? M.refused : v === "unchecked" ? M.unchecked : v === "kept" ? M.kept : M.graphite;
-    });
+    const slipSlots = Array.from({ length: slots }, (_, i) => (step && i < turns
+      ? { token: step.guesses[i].token, state: verdictOf(i) || "written" } : null));
+    const slipKey = `${lang}|${slipSlots.map((x) => (x ? x.token + "\u0002" + x.state : "")).join("\u0001")}`;
+    if (slipKey !== lastSlip) { paintSlip(slipCanvas, slipSlots, lang, 0.25 / SLIP.w, step ? step.guesses.map((x) => x.token) : []); slipTex.needsUpdate = true; lastSlip = slipKey; }
     // Gauges: each checked guess in turn; the column rises to min(1, p/q), the red line sits at r.
     const heights = [], rs = [];
     gauges.forEach((gg, i) => {
@@ -526,7 +555,7 @@ export async function create(opts = {}, pause = async () => {}) {
       lanes: reader.lanes.count, lanesLit, lanesPerStream: reader.cols, streamRows: reader.rows,
       gauges: gauges.map((gg) => gg.col.scale.y / (BR.h - 0.12)).map((h) => (h < 0.001 ? 0 : h)),
       gaugeTargets: heights, r: rs, caps: gauges.map((gg, i) => verdictOf(i)),
-      marks: markCount, tapeCells: cells.length, printed,
+      marks: slipSlots.filter(Boolean).length, carriage: slipSlots.map((x) => (x ? [x.token, x.state] : null)), tapeCells: cells.length, printed,
       drawers: drawerGroup.userData.count, spilled: spillGroup.userData.count, drawerOpen: open,
       carriageX: slider.position.x, headY: head.position.y, explode: view.explode,
     };
