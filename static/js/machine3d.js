@@ -379,7 +379,7 @@ export async function create(opts = {}, pause = async () => {}) {
   // ---- the run --------------------------------------------------------------------------------
   let run = null, gamma = 4, batch = 1, busy = 0, fits = true, maxBatch = null, lang = "en";
   let guessesBefore = [0];  // guesses drafted before each pass (small drum turns)
-  const view = { pass: 0, f: 1, explode: 0, az: 0.22, el: 0.36, lit: null };
+  const view = { pass: 0, f: 1, explode: 0, az: 0.22, el: 0.36, lit: null, dim: false };
 
   function buildLanes() {
     laneGroup.clear();
@@ -452,7 +452,9 @@ export async function create(opts = {}, pause = async () => {}) {
     merge(drawerGroup); merge(spillGroup);
   }
 
+  let loaded = null;
   function load(answer, language) {
+    loaded = answer;
     lang = language || lang;
     run = answer?.run || null;
     gamma = answer?.params?.gamma ?? run?.steps?.[0]?.gamma ?? 4;
@@ -548,7 +550,7 @@ export async function create(opts = {}, pause = async () => {}) {
       groups[p.id].position.set(p.explode[0] * e, p.explode[1] * e, p.explode[2] * e);
     }
     // The part a reader points at glows a little.
-    for (const p of PARTS) groups[p.id].userData.lit = view.lit === p.id;
+    for (const p of PARTS) groups[p.id].userData.lit = Array.isArray(view.lit) ? view.lit.includes(p.id) : view.lit === p.id;
     read = {
       pass: n, f, passes: passes(), gamma, batch, fits,
       bigDrumAngle: bigRot.rotation.x, smallDrumAngle: smallRot.rotation.x, millAngle: gear1.rotation.z,
@@ -582,23 +584,31 @@ export async function create(opts = {}, pause = async () => {}) {
     camera.aspect = w / h; camera.updateProjectionMatrix();
   }
 
-  function render() {
-    pose(); placeCamera();
+  function render(frame = placeCamera) {
+    pose(); frame();
+    // The part pointed at glows; in a still (view.dim) every other part fades toward the paper.
+    const fade = view.dim ? "dim" : null;
     for (const p of PARTS) {
-      const on = groups[p.id].userData.lit;
-      groups[p.id].traverse((o) => {
-        if (!o.isMesh) return;
-        if (on && !o.userData.glow) { o.userData.base = o.material; o.userData.glow = true; o.material = glowOf(o.material); }
-        if (!on && o.userData.glow) { o.material = o.userData.base; o.userData.glow = false; }
-      });
+      const mode = groups[p.id].userData.lit ? "glow" : fade;
+      groups[p.id].traverse((o) => { if (o.isMesh) dress(o, mode); });
     }
+    bed.traverse((o) => { if (o.isMesh) dress(o, fade); });
     renderer.render(scene, camera);
   }
-  const glows = new Map();
-  function glowOf(mat) {
-    if (Array.isArray(mat)) return mat.map(glowOf);
-    if (!glows.has(mat)) { const g = mat.clone(); g.color.lerp(new THREE.Color(0xffe2a0), 0.45); glows.set(mat, g); }
-    return glows.get(mat);
+  // A mesh's own material (which pose() may have just set) shown as is, glowing or faded.
+  function dress(o, mode) {
+    let base = o.material;
+    if (o.userData.shown !== undefined && base === o.userData.shown) base = o.userData.base;
+    const m = mode === "glow" ? tinted(base, glows, 0xffe2a0, 0.45) : mode === "dim" ? tinted(base, dims, 0xe6ddca, 0.72) : base;
+    o.userData.base = base; o.userData.shown = m; o.material = m;
+  }
+  const glows = new Map(), dims = new Map();
+  function tinted(mat, cache, color, share) {
+    if (!cache.has(mat)) {
+      if (Array.isArray(mat)) cache.set(mat, mat.map((m) => tinted(m, cache, color, share)));
+      else { const g = mat.clone(); g.color.lerp(new THREE.Color(color), share); cache.set(mat, g); }
+    }
+    return cache.get(mat);
   }
 
   // Screen positions of each part (for the exploded view's labels) and the part under a point.
@@ -622,7 +632,32 @@ export async function create(opts = {}, pause = async () => {}) {
 
   return {
     canvas, renderer, scene, camera, groups, soft, load, render, size, partAt, anchors, view,
-    passes, readback: () => { pose(); return read; },
+    passes, readback: () => { pose(); return read; }, loaded: () => loaded,
+    // A still of the whole machine with `ids` lit and `framed` filling the frame, at (pass, f), drawn
+    // into this canvas at w × h and handed to paint(canvas) before the view is put back: the small
+    // views at the head of the sections share the one context this way.
+    still(ids, pass, f, w, h, dpr, paint, framed = ids) {
+      const keep = { ...view }, was = renderer.getSize(new THREE.Vector2()), ratio = renderer.getPixelRatio();
+      view.pass = clamp(Math.round(pass), 0, passes()); view.f = clamp(f); view.explode = 0; view.lit = ids; view.dim = true;
+      renderer.setPixelRatio(dpr); size(w, h);
+      const frame = () => {
+        box.makeEmpty();
+        for (const id of framed) box.expandByObject(groups[id]);
+        const c = box.getCenter(new THREE.Vector3()), radius = box.getSize(v).length() / 2;
+        const vfov = (camera.fov * Math.PI) / 360, hfov = Math.atan(Math.tan(vfov) * camera.aspect);
+        const dist = (radius / Math.sin(Math.min(vfov, hfov))) * 1.2;
+        const az = 0.22, el = 0.42;
+        camera.position.set(c.x + dist * Math.sin(az) * Math.cos(el), c.y + dist * Math.sin(el), c.z + dist * Math.cos(az) * Math.cos(el));
+        camera.lookAt(c);
+      };
+      try {
+        render(frame);
+        paint(canvas);
+      } finally {
+        Object.assign(view, keep);
+        renderer.setPixelRatio(ratio); size(was.x, was.y);
+      }
+    },
     seek(pass, f) { view.pass = clamp(Math.round(pass), 0, passes()); view.f = clamp(f); },
     dispose() { renderer.dispose(); },
     // Every shader the scene needs, compiled before the first frame (in parallel where supported).
