@@ -253,10 +253,12 @@ export async function create(opts = {}, pause = async () => {}) {
   // The big drum (the target): a brass drum studded with steel pins, one per weight, on two stands.
   const BIG = { x: -2.6, y: Y + 2.45, z: -0.6, r: 1.35, len: 3.4 };
   const bigRot = new THREE.Group(); bigRot.position.set(BIG.x, BIG.y, BIG.z); groups.bigdrum.add(bigRot);
-  add(bigRot, new THREE.CylinderGeometry(BIG.r, BIG.r, BIG.len, 48, 1), M.brass).rotation.z = Math.PI / 2;
-  for (const s of [-1, 1]) add(bigRot, new THREE.CylinderGeometry(BIG.r + 0.08, BIG.r + 0.08, 0.12, 48), M.brassDark, s * BIG.len / 2, 0, 0).rotation.z = Math.PI / 2;
+  add(bigRot, new THREE.CylinderGeometry(BIG.r, BIG.r, BIG.len, 36, 1), M.brass).rotation.z = Math.PI / 2;
+  for (const s of [-1, 1]) add(bigRot, new THREE.CylinderGeometry(BIG.r + 0.08, BIG.r + 0.08, 0.12, 36), M.brassDark, s * BIG.len / 2, 0, 0).rotation.z = Math.PI / 2;
   {
-    const cols = 22, rows = 28, pin = new THREE.BoxGeometry(0.08, 0.1, 0.08);
+    // Each pin a four-sided stud (four triangles, where a box has twelve): software WebGL pays
+    // for every small triangle, and the pins were most of the scene's.
+    const cols = 16, rows = 22, pin = new THREE.ConeGeometry(0.065, 0.14, 4, 1, true);
     const inst = new THREE.InstancedMesh(pin, M.steel, cols * rows); inst.userData.part = "bigdrum";
     const o = new THREE.Object3D(); let k = 0;
     for (let i = 0; i < cols; i++) for (let j = 0; j < rows; j++) {
@@ -285,7 +287,7 @@ export async function create(opts = {}, pause = async () => {}) {
   const smallRot = new THREE.Group(); smallRot.position.set(SMALL.x, SMALL.y, SMALL.z); groups.smalldrum.add(smallRot);
   add(smallRot, new THREE.CylinderGeometry(SMALL.r, SMALL.r, SMALL.len, 40), M.brass).rotation.z = Math.PI / 2;
   {
-    const cols = 8, rows = 14, inst = new THREE.InstancedMesh(new THREE.BoxGeometry(0.06, 0.07, 0.06), M.steel, cols * rows);
+    const cols = 7, rows = 12, inst = new THREE.InstancedMesh(new THREE.ConeGeometry(0.05, 0.1, 4, 1, true), M.steel, cols * rows);
     inst.userData.part = "smalldrum";
     const o = new THREE.Object3D(); let k = 0;
     for (let i = 0; i < cols; i++) for (let j = 0; j < rows; j++) {
@@ -356,7 +358,7 @@ export async function create(opts = {}, pause = async () => {}) {
   add("cabinet", new THREE.BoxGeometry(CAB.w + 0.14, 0.12, CAB.d + 0.14), M.brassDark, CAB.x, CAB.y + CAB.h + 0.06, CAB.z);
   const drawerGroup = new THREE.Group(); groups.cabinet.add(drawerGroup);
   const spillGroup = new THREE.Group(); groups.cabinet.add(spillGroup);
-  const lamp = add("cabinet", new THREE.SphereGeometry(0.16, 16, 12), M.lampOff, CAB.x, CAB.y + CAB.h + 0.3, CAB.z + 0.6);
+  const lamp = add("cabinet", new THREE.SphereGeometry(0.16, 10, 8), M.lampOff, CAB.x, CAB.y + CAB.h + 0.3, CAB.z + 0.6);
   let drawers = [];
 
   // The tubes at one end: plain sampling beside the speculative loop, the same p in both.
@@ -367,7 +369,7 @@ export async function create(opts = {}, pause = async () => {}) {
     add("tubes", new THREE.CylinderGeometry(0.28, 0.28, 2.5, 24, 1, true), M.glass, TUBES.x, TUBES.y + 1.4, TUBES.z + dz);
     for (let b = 0; b < 8; b++) {
       const put = k === 1 && b % 3 === 2;
-      const geo = put ? new THREE.OctahedronGeometry(0.16) : new THREE.SphereGeometry(0.15, 14, 10);
+      const geo = put ? new THREE.OctahedronGeometry(0.16) : new THREE.SphereGeometry(0.15, 10, 6);
       add("tubes", geo, k === 0 ? M.steel : put ? M.refused : M.kept, TUBES.x, TUBES.y + 0.35 + b * 0.3, TUBES.z + dz);
     }
   }
@@ -416,7 +418,7 @@ export async function create(opts = {}, pause = async () => {}) {
       const col = add(g, new THREE.CylinderGeometry(tubeR * 0.72, tubeR * 0.72, 1, 16), M.column, 0, 0, 0);
       col.geometry.translate(0, 0.5, 0); col.scale.y = 0.0001; col.position.y = 0.06;
       const rl = add(g, new THREE.BoxGeometry(tubeR * 3.2, 0.045, tubeR * 3.2), M.red, 0, 0.06, 0);
-      const cap = add(g, new THREE.SphereGeometry(tubeR * 0.9, 14, 10), M.unchecked, 0, BR.h + 0.12, 0);
+      const cap = add(g, new THREE.SphereGeometry(tubeR * 0.9, 10, 6), M.unchecked, 0, BR.h + 0.12, 0);
       for (const m of g.children) m.userData.part = "gauges";
       gauges.push({ col, rl, cap, h: 0, r: null, verdict: null });
     }
