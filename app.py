@@ -117,7 +117,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     def vendor(name: str):
         # Only the table's names: nothing else under node_modules/ is reachable.
         from serving import vendor as vendored
-        if name not in vendored.FILES:
+        if name not in vendored.NAMES:
             abort(404)
         path = vendored.source(name, SITE)
         if not path.is_file():

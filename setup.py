@@ -40,8 +40,8 @@ def copy_vendor(site: Path) -> None:
                              "node_modules/ and no npm to install them (run `npm ci` first)")
         subprocess.run(["npm", "ci", "--prefer-offline", "--no-audit", "--no-fund", "--silent"],
                        check=True)
-    for name, rel in vendor.FILES.items():
-        src = Path("node_modules", rel)
+    for name in vendor.NAMES:
+        src = vendor.source(name, Path("."))
         if not src.is_file():
             raise SystemExit(f"setup.py: {src} missing after `npm ci`")
         dst = site / vendor.VENDOR_DIR / name

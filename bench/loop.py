@@ -26,6 +26,7 @@ import numpy as np  # noqa: E402
 
 import corpus  # noqa: E402
 import sim.ngram as ngram  # noqa: E402
+from sim import examples  # noqa: E402
 from sim.speculative import generate, generate_steps  # noqa: E402
 
 # Run in a subprocess for --checkout: times that checkout's own generate.
@@ -45,7 +46,9 @@ print(json.dumps({"cpu": time.process_time() - c0, "tokens": run.tokens}))
 
 
 def context(model, lang):
-    return model.encode(["the", "Queen"] if lang == "en" else ["我", "的"])
+    # The tubes' starting context (the language record's, or one sim.examples finds): any
+    # context the book has will do, the same for every loop timed.
+    return model.encode(list(examples.tubes_context(lang)))
 
 
 def main(argv=None) -> int:

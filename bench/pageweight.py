@@ -76,7 +76,7 @@ PLOTLY_TASKS = """() => {
 }"""
 # three.js (the bench's machine, static/js/machine.js) is counted apart as plotly is: it loads only
 # once the `parts` or `bench` sections comes within a screen of the view (in the first view only of their embeds).
-THREE = ("/vendor/three.module.js", "/vendor/three.core.js")
+THREE = ("/vendor/three.min.js",)
 LAZY_VENDOR = (PLOTLY, *THREE)
 
 _SIZES = """() => {

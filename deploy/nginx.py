@@ -113,7 +113,7 @@ def prepare_files(run_dir: str) -> dict[str, str]:
         versions[f"/static/{rel}"] = static_version(flask_app, rel)
     vdir = out / vendor.VENDOR_DIR
     vdir.mkdir(parents=True, exist_ok=True)
-    for name in vendor.FILES:
+    for name in vendor.NAMES:
         src = vendor.source(name, SITE)
         if src.is_file():
             shutil.copyfile(src, vdir / name)
@@ -139,7 +139,7 @@ def render(listen: str, upstream: str, run_dir: str, *, workers: str = "auto",
         header_timeout=HEADER_TIMEOUT_S, body_timeout=BODY_TIMEOUT_S, send_timeout=SEND_TIMEOUT_S,
         keepalive_timeout=KEEPALIVE_TIMEOUT_S, retry_after=RETRY_AFTER_S, max_body=MAX_BYTES,
         csp=CSP.format(ancestors="'self'"), messages=messages(), langs=LANGS, default_lang=DEFAULT_LANG,
-        static_versions=static_versions or {}, vendor_names=sorted(vendor.FILES),
+        static_versions=static_versions or {}, vendor_names=sorted(vendor.NAMES),
         vendor_max_age=365 * 24 * 3600, static_max_age=300,
         conn_per_addr=CONN_PER_ADDR, uploads_per_addr=UPLOADS_PER_ADDR, uploads_in_all=UPLOADS_IN_ALL,
         upload_rate=UPLOAD_RATE_PER_MIN, upload_burst=UPLOAD_BURST,

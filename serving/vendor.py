@@ -1,4 +1,4 @@
-"""The browser's files that come from npm: one table, read by the app's /vendor/ route, by nginx
+"""The browser's files that come from npm: one table (and the few built from npm packages here), read by the app's /vendor/ route, by nginx
 (which serves them itself) and by the package build (setup.py copies them into a built package,
 which has no node_modules/).
 
@@ -14,11 +14,17 @@ from pathlib import Path
 # is 4.8 MB and 1,436 KiB; the page draws lines, markers and one map (the lab's, drawn as bars).
 FILES: dict[str, str] = {
     "plotly.min.js": "plotly.js-basic-dist-min/plotly-basic.min.js",
-    # three.js for the bench's machine; three.module.js imports "./three.core.js", so both sit
-    # side by side under /vendor/.
-    "three.module.js": "three/build/three.module.js",
-    "three.core.js": "three/build/three.core.js",
 }
+
+# Built here from npm packages and committed, so a fresh clone serves them with no build step:
+# three.min.js is what the bench's machine takes from three.js (vendor/three.entry.js), bundled
+# and minified by esbuild (`npm run build:three`; both pinned in package-lock.json): 573 KB,
+# 144 KB gzipped, where three.module.js and three.core.js together are 2.1 MB and 419 KB.
+# They lie in the repository's vendor/, where a built package keeps its copies too.
+BUILT: tuple[str, ...] = ("three.min.js",)
+
+# Every name /vendor/ serves.
+NAMES: tuple[str, ...] = (*FILES, *BUILT)
 
 # In a built package the files sit in this folder of the site (app.SITE / VENDOR_DIR / name).
 VENDOR_DIR = "vendor"
@@ -34,14 +40,14 @@ def mimetype(name: str) -> str:
 def source(name: str, root: Path) -> Path:
     """Where the file named ``name`` is found for the site at ``root``: the built package's copy
     (``root/vendor/name``) if there is one, else the repository's node_modules/."""
-    if name not in FILES:
+    if name not in NAMES:
         raise KeyError(name)
     built = root / VENDOR_DIR / name
-    if built.is_file():
+    if built.is_file() or name in BUILT:
         return built
     return root / "node_modules" / FILES[name]
 
 
 def missing(root: Path) -> list[str]:
     """The table's files not to be found for the site at ``root`` (npm ci not run)."""
-    return [name for name in FILES if not source(name, root).is_file()]
+    return [name for name in NAMES if not source(name, root).is_file()]

@@ -246,7 +246,7 @@ def test_plotly_served_locally_with_long_cache(client):
 
 def test_every_vendored_file_is_served_and_nothing_else_under_node_modules(client):
     from serving import vendor
-    for name in vendor.FILES:
+    for name in vendor.NAMES:
         r = client.get(f"/vendor/{name}")
         assert r.status_code == 200 and r.mimetype == vendor.mimetype(name), name
     for name in ("package.json", "axe-core", "..%2Fpackage.json", "plotly-basic.min.js"):

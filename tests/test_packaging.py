@@ -93,5 +93,8 @@ def test_fresh_install_serves_chinese(tmp_path, editable):
         for name, rel in vendor.FILES.items():
             assert (site_packages / "specdec_site" / "vendor" / name).read_bytes() == \
                 (ROOT / "node_modules" / rel).read_bytes()
+        for name in vendor.BUILT:
+            assert (site_packages / "specdec_site" / "vendor" / name).read_bytes() == \
+                (ROOT / "vendor" / name).read_bytes()
     assert (out["zh"], out["css"], out["embed"], out["plotly"]) == (200, 200, 200, 200)
     assert out["han"] >= MIN_HAN_ON_ZH_PAGE, out

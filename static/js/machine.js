@@ -35,6 +35,7 @@ export function unavailable() {
 }
 
 let enginePromise = null;
+const afterEngine = [];
 function engine() {
   // In steps, each its own task, so no one task holds the page for long: the module, the scene,
   // the shaders (compiled asynchronously where the browser can), then the first frame.
@@ -50,9 +51,20 @@ function engine() {
     await e.compile(pause, mark);
     mark("compiled");
     await pause();
+    setTimeout(() => afterEngine.forEach((fn) => fn()), 0);
     return { mod: m, e };
   });
   return enginePromise;
+}
+
+// The bench's run as the page shipped it (the `bench` section's answer): what the exploded view and
+// the sections' small views show when no view has loaded another.
+let shipped;
+export function shippedBench() {
+  if (shipped !== undefined) return shipped;
+  const s = document.querySelector('script[data-answer="bench"]');
+  try { shipped = s ? JSON.parse(s.textContent) : null; } catch { shipped = null; }
+  return shipped;
 }
 
 const views = new Set();
@@ -254,4 +266,94 @@ export function machineView(host, { mode, answer, lang, onReady }) {
     pixels: () => { v.draw(); return v.e.canvas.toDataURL("image/png"); },
   };
   return v;
+}
+
+// ---- the small views at the head of the sections that hang on a part ---------------------------
+// Each is a link (server-rendered, with the part's 2D picture); once the scene is loaded, a still of
+// the machine with that part lit is drawn over the picture, one still per task, from the page's one
+// WebGL context. A small view does not load three.js by coming near: only by staying in sight for
+// a moment (a reader stopping at the section), or once the bench or the exploded view has loaded it.
+// The moment of a pass each part is shown at: where it is at work.
+const MOMENT = { bigdrum: 0.45, reader: 0.45, cabinet: 0.45, mill: 0.45, smalldrum: 0.3, carriage: 0.3, gauges: 0.8 };
+// What a still frames, where not the lit parts themselves: the tape runs the bench's length, so its
+// view closes in on the type head printing onto it.
+const FRAMED = { tape: ["typehead"] };
+const DWELL_MS = 700;
+let partViewsStarted = false;
+export function startPartViews(lang) {
+  if (partViewsStarted) return;
+  partViewsStarted = true;
+  const links = [...document.querySelectorAll(".machine-part[data-parts]")];
+  if (!links.length || unavailable()) return;
+  const want = new Set();
+  let loading = false;
+  const drawn = new WeakSet();
+  const pause = () => new Promise((ok) => setTimeout(ok, 0));
+  async function drain() {
+    if (loading) return;
+    loading = true;
+    try {
+      const { e } = await engine();
+      for (const link of [...want]) {
+        want.delete(link);
+        if (drawn.has(link)) continue;
+        drawStill(e, link);
+        drawn.add(link);
+        io.unobserve(link); sight.unobserve(link);
+        await pause();
+      }
+    } catch (err) {
+      console.error("machine:", err);
+    } finally {
+      loading = false;
+      if (want.size && enginePromise) drain();
+    }
+  }
+  function drawStill(e, link) {
+    const ids = link.dataset.parts.split(" ");
+    if (!e.loaded()) e.load(shippedBench(), lang);
+    const w = Math.max(60, link.clientWidth), h = Math.max(40, link.clientHeight);
+    const dpr = Math.min(2, window.devicePixelRatio || 1);
+    let img = link.querySelector("canvas.machine-part__still");
+    if (!img) {
+      img = document.createElement("canvas"); img.className = "machine-part__still"; img.setAttribute("aria-hidden", "true");
+      link.prepend(img);
+    }
+    img.width = Math.round(w * dpr); img.height = Math.round(h * dpr);
+    const pass = e.passes() ? 1 : 0;
+    e.still(ids, pass, MOMENT[ids[0]] ?? 1, w, h, dpr, (gl) => {
+      img.getContext("2d").drawImage(gl, 0, 0, img.width, img.height);
+    }, FRAMED[ids[0]] || ids);
+    link.classList.add("is-drawn");
+    link.dataset.still = ids.join(" ");
+    // The shared canvas was resized for the still: the view it sits in draws again at once.
+    if (active) active.draw();
+  }
+  const timers = new WeakMap();
+  // Near (within a screen): drawn if the scene is there already.
+  const io = new IntersectionObserver((entries) => {
+    for (const en of entries) if (en.isIntersecting && enginePromise) { want.add(en.target); drain(); }
+  }, { rootMargin: "100% 0px 100% 0px" });
+  // In sight, and staying there a moment: the scene is loaded for it.
+  const sight = new IntersectionObserver((entries) => {
+    for (const en of entries) {
+      const link = en.target;
+      clearTimeout(timers.get(link));
+      if (!en.isIntersecting || drawn.has(link)) continue;
+      timers.set(link, setTimeout(() => {
+        const q = link.getBoundingClientRect();
+        if (q.bottom > 0 && q.top < window.innerHeight) { want.add(link); drain(); }
+      }, DWELL_MS));
+    }
+  });
+  links.forEach((l) => sight.observe(l));
+  links.forEach((l) => io.observe(l));
+  // Once the bench or the exploded view has loaded the scene, the near views get their stills.
+  afterEngine.push(() => {
+    for (const l of links) {
+      const r = l.getBoundingClientRect();
+      if (!drawn.has(l) && r.bottom > -window.innerHeight && r.top < 2 * window.innerHeight) want.add(l);
+    }
+    drain();
+  });
 }

@@ -3,7 +3,7 @@
 // own: its pose is a pure function of (pass, f) — the pass of the traced run shown and how far
 // through it (0..1) — plus the view (camera, exploded share). Time moves only through step(dt),
 // so a test can put it at any moment and read the scene graph back, or render one frame twice.
-import * as THREE from "/vendor/three.module.js";
+import * as THREE from "/vendor/three.min.js";
 import { languageOf, pageLang } from "./language.js";
 
 const TAU = Math.PI * 2;
@@ -142,6 +142,41 @@ function paintTape(canvas, cells, lang) {
   });
 }
 
+// The carriage's slip: one slot per guess, each guess written in the reader's language once the
+// small drum has turned for it; inked green when the gauges keep it, struck through in red when
+// they refuse it, grey when the pass stopped before checking it.
+const INK = { written: "#2a2622", kept: "#2e7d5b", refused: "#b5452b", unchecked: "#8f897e" };
+function paintSlip(canvas, slots, lang, pad, tokens) {
+  // pad: the share of the slip's width left blank at each end (the pencil's track is narrower);
+  // tokens: every guess of the pass, so the letters keep one size while the guesses appear.
+  const g = canvas.getContext("2d");
+  const W = canvas.width, H = canvas.height, n = slots.length, sw = (W * (1 - 2 * pad)) / n;
+  g.fillStyle = "#fbf6ea"; g.fillRect(0, 0, W, H);
+  g.textAlign = "center"; g.textBaseline = "middle";
+  // The language record's family (its canvas font without the size); a full-width script's
+  // glyph fills more of its slot than a word's letters do.
+  const rec = languageOf(lang);
+  const family = (rec.canvas_font || "16px serif").replace(/^\S+\s+/, "");
+  let px = Math.min(H * 0.5, sw * (rec.full_width ? 0.6 : 0.5));
+  g.font = `600 ${px}px ${family}`;
+  const widest = Math.max(1, ...tokens.map((t) => g.measureText(t).width));
+  if (widest > sw - 16) px *= (sw - 16) / widest;
+  g.font = `600 ${px}px ${family}`;
+  slots.forEach((s, i) => {
+    const x = W * pad + i * sw;
+    g.strokeStyle = "#d8ccb0"; g.lineWidth = 3;
+    g.beginPath(); g.moveTo(x + 10, H - 34); g.lineTo(x + sw - 10, H - 34); g.stroke();
+    if (!s) return;
+    g.fillStyle = INK[s.state];
+    const y = H / 2 - 6;
+    g.fillText(s.token, x + sw / 2, y);
+    if (s.state === "refused") {
+      g.strokeStyle = INK.refused; g.lineWidth = Math.max(4, px * 0.09);
+      const half = Math.min(sw - 16, g.measureText(s.token).width) / 2 + 6;
+      g.beginPath(); g.moveTo(x + sw / 2 - half, y); g.lineTo(x + sw / 2 + half, y); g.stroke();
+    }
+  });
+}
 
 // Static pieces that share a material are drawn as one mesh: a software renderer pays for every
 // draw call, and a part of a dozen boxes is one draw. `keep` holds what moves on its own.
@@ -222,10 +257,12 @@ export async function create(opts = {}, pause = async () => {}) {
   // The big drum (the target): a brass drum studded with steel pins, one per weight, on two stands.
   const BIG = { x: -2.6, y: Y + 2.45, z: -0.6, r: 1.35, len: 3.4 };
   const bigRot = new THREE.Group(); bigRot.position.set(BIG.x, BIG.y, BIG.z); groups.bigdrum.add(bigRot);
-  add(bigRot, new THREE.CylinderGeometry(BIG.r, BIG.r, BIG.len, 48, 1), M.brass).rotation.z = Math.PI / 2;
-  for (const s of [-1, 1]) add(bigRot, new THREE.CylinderGeometry(BIG.r + 0.08, BIG.r + 0.08, 0.12, 48), M.brassDark, s * BIG.len / 2, 0, 0).rotation.z = Math.PI / 2;
+  add(bigRot, new THREE.CylinderGeometry(BIG.r, BIG.r, BIG.len, 36, 1), M.brass).rotation.z = Math.PI / 2;
+  for (const s of [-1, 1]) add(bigRot, new THREE.CylinderGeometry(BIG.r + 0.08, BIG.r + 0.08, 0.12, 36), M.brassDark, s * BIG.len / 2, 0, 0).rotation.z = Math.PI / 2;
   {
-    const cols = 22, rows = 28, pin = new THREE.BoxGeometry(0.08, 0.1, 0.08);
+    // Each pin a four-sided stud (four triangles, where a box has twelve): software WebGL pays
+    // for every small triangle, and the pins were most of the scene's.
+    const cols = 16, rows = 22, pin = new THREE.ConeGeometry(0.065, 0.14, 4, 1, true);
     const inst = new THREE.InstancedMesh(pin, M.steel, cols * rows); inst.userData.part = "bigdrum";
     const o = new THREE.Object3D(); let k = 0;
     for (let i = 0; i < cols; i++) for (let j = 0; j < rows; j++) {
@@ -254,7 +291,7 @@ export async function create(opts = {}, pause = async () => {}) {
   const smallRot = new THREE.Group(); smallRot.position.set(SMALL.x, SMALL.y, SMALL.z); groups.smalldrum.add(smallRot);
   add(smallRot, new THREE.CylinderGeometry(SMALL.r, SMALL.r, SMALL.len, 40), M.brass).rotation.z = Math.PI / 2;
   {
-    const cols = 8, rows = 14, inst = new THREE.InstancedMesh(new THREE.BoxGeometry(0.06, 0.07, 0.06), M.steel, cols * rows);
+    const cols = 7, rows = 12, inst = new THREE.InstancedMesh(new THREE.ConeGeometry(0.05, 0.1, 4, 1, true), M.steel, cols * rows);
     inst.userData.part = "smalldrum";
     const o = new THREE.Object3D(); let k = 0;
     for (let i = 0; i < cols; i++) for (let j = 0; j < rows; j++) {
@@ -271,16 +308,23 @@ export async function create(opts = {}, pause = async () => {}) {
   // The big drum's marker: a red stripe along it, so its one turn per pass can be seen.
   add(bigRot, new THREE.BoxGeometry(BIG.len - 0.1, 0.06, 0.26), M.red, 0, BIG.r + 0.02, 0);
 
-  const CARR = { x0: SMALL.x - 1.1, x1: SMALL.x + 1.1, y: Y + 0.75, z: SMALL.z + 1.15 };
-  add("carriage", new THREE.CylinderGeometry(0.05, 0.05, CARR.x1 - CARR.x0 + 0.6, 12), M.steel, SMALL.x, CARR.y + 0.35, CARR.z).rotation.z = Math.PI / 2;
-  add("carriage", new THREE.BoxGeometry(CARR.x1 - CARR.x0 + 0.5, 0.04, 0.5), M.paper, SMALL.x, Y + 0.04, CARR.z);
+  // The carriage runs in front of the gauges' bridge, low, so its slip can be read from the front.
+  const CARR = { x0: SMALL.x - 1.1, x1: SMALL.x + 1.1, y: Y + 0.5, z: 1.95 };
+  add("carriage", new THREE.CylinderGeometry(0.04, 0.04, CARR.x1 - CARR.x0 + 0.6, 12), M.steel, SMALL.x, CARR.y + 0.2, CARR.z - 0.12).rotation.z = Math.PI / 2;
+  // The slip the pencil writes each guess on (painted in paintSlip), tilted up toward the reader.
+  const slipCanvas = document.createElement("canvas"); slipCanvas.width = 1024; slipCanvas.height = 236;
+  const slipTex = new THREE.CanvasTexture(slipCanvas); slipTex.colorSpace = THREE.SRGBColorSpace; slipTex.anisotropy = 4;
+  const SLIP = { w: CARR.x1 - CARR.x0 + 0.5, d: 0.62 };
+  const slip = add("carriage", new THREE.BoxGeometry(SLIP.w, 0.04, SLIP.d),
+    [M.paper, M.paper, new THREE.MeshBasicMaterial({ map: slipTex }), M.paper, M.paper, M.paper], SMALL.x, Y + 0.17, CARR.z + 0.1);
+  slip.rotation.x = 0.45;
+  add("carriage", new THREE.BoxGeometry(SLIP.w, 0.3, 0.08), M.iron, SMALL.x, Y + 0.12, CARR.z - 0.16);
   const slider = new THREE.Group(); groups.carriage.add(slider);
-  add(slider, new THREE.BoxGeometry(0.32, 0.26, 0.3), M.brassDark, 0, 0.35, 0);
-  add(slider, new THREE.CylinderGeometry(0.05, 0.05, 0.5, 10), M.pencil, 0, 0.0, 0);
-  add(slider, new THREE.ConeGeometry(0.05, 0.12, 10), M.graphite, 0, -0.3, 0).rotation.x = Math.PI;
+  add(slider, new THREE.BoxGeometry(0.26, 0.2, 0.26), M.brassDark, 0, 0.2, -0.12);
+  add(slider, new THREE.CylinderGeometry(0.045, 0.045, 0.34, 10), M.pencil, 0, 0.02, 0);
+  add(slider, new THREE.ConeGeometry(0.045, 0.1, 10), M.graphite, 0, -0.2, 0).rotation.x = Math.PI;
   slider.position.set(CARR.x0, CARR.y, CARR.z);
-  const marks = new THREE.Group(); groups.carriage.add(marks);
-  for (const s of [-1, 1]) add("carriage", new THREE.BoxGeometry(0.12, 0.8, 0.12), M.iron, SMALL.x + s * ((CARR.x1 - CARR.x0) / 2 + 0.3), Y + 0.7, CARR.z);
+  for (const s of [-1, 1]) add("carriage", new THREE.BoxGeometry(0.1, 0.72, 0.1), M.iron, SMALL.x + s * ((CARR.x1 - CARR.x0) / 2 + 0.3), Y + 0.36, CARR.z - 0.12);
 
   // The bridge and its gauges: one glass tube per guess, a brass column rising to min(1, p/q),
   // a red line at the random r.
@@ -318,7 +362,7 @@ export async function create(opts = {}, pause = async () => {}) {
   add("cabinet", new THREE.BoxGeometry(CAB.w + 0.14, 0.12, CAB.d + 0.14), M.brassDark, CAB.x, CAB.y + CAB.h + 0.06, CAB.z);
   const drawerGroup = new THREE.Group(); groups.cabinet.add(drawerGroup);
   const spillGroup = new THREE.Group(); groups.cabinet.add(spillGroup);
-  const lamp = add("cabinet", new THREE.SphereGeometry(0.16, 16, 12), M.lampOff, CAB.x, CAB.y + CAB.h + 0.3, CAB.z + 0.6);
+  const lamp = add("cabinet", new THREE.SphereGeometry(0.16, 10, 8), M.lampOff, CAB.x, CAB.y + CAB.h + 0.3, CAB.z + 0.6);
   let drawers = [];
 
   // The tubes at one end: plain sampling beside the speculative loop, the same p in both.
@@ -329,19 +373,19 @@ export async function create(opts = {}, pause = async () => {}) {
     add("tubes", new THREE.CylinderGeometry(0.28, 0.28, 2.5, 24, 1, true), M.glass, TUBES.x, TUBES.y + 1.4, TUBES.z + dz);
     for (let b = 0; b < 8; b++) {
       const put = k === 1 && b % 3 === 2;
-      const geo = put ? new THREE.OctahedronGeometry(0.16) : new THREE.SphereGeometry(0.15, 14, 10);
+      const geo = put ? new THREE.OctahedronGeometry(0.16) : new THREE.SphereGeometry(0.15, 10, 6);
       add("tubes", geo, k === 0 ? M.steel : put ? M.refused : M.kept, TUBES.x, TUBES.y + 0.35 + b * 0.3, TUBES.z + dz);
     }
   }
 
   // What does not move, drawn in as few calls as it can be.
-  const moving = new Set([bigRot, smallRot, slider, marks, head, gear1, gear2, laneGroup, gaugeGroup, drawerGroup, spillGroup, lamp]);
+  const moving = new Set([bigRot, smallRot, slider, slip, head, gear1, gear2, laneGroup, gaugeGroup, drawerGroup, spillGroup, lamp]);
   for (const g of [bed, bigRot, smallRot, slider, head, ...Object.values(groups)]) merge(g, moving);
 
   // ---- the run --------------------------------------------------------------------------------
   let run = null, gamma = 4, batch = 1, busy = 0, fits = true, maxBatch = null, lang = pageLang;
   let guessesBefore = [0];  // guesses drafted before each pass (small drum turns)
-  const view = { pass: 0, f: 1, explode: 0, az: 0.22, el: 0.36, lit: null };
+  const view = { pass: 0, f: 1, explode: 0, az: 0.22, el: 0.36, lit: null, dim: false };
 
   function buildLanes() {
     laneGroup.clear();
@@ -378,18 +422,12 @@ export async function create(opts = {}, pause = async () => {}) {
       const col = add(g, new THREE.CylinderGeometry(tubeR * 0.72, tubeR * 0.72, 1, 16), M.column, 0, 0, 0);
       col.geometry.translate(0, 0.5, 0); col.scale.y = 0.0001; col.position.y = 0.06;
       const rl = add(g, new THREE.BoxGeometry(tubeR * 3.2, 0.045, tubeR * 3.2), M.red, 0, 0.06, 0);
-      const cap = add(g, new THREE.SphereGeometry(tubeR * 0.9, 14, 10), M.unchecked, 0, BR.h + 0.12, 0);
+      const cap = add(g, new THREE.SphereGeometry(tubeR * 0.9, 10, 6), M.unchecked, 0, BR.h + 0.12, 0);
       for (const m of g.children) m.userData.part = "gauges";
       gauges.push({ col, rl, cap, h: 0, r: null, verdict: null });
     }
     merge(gaugeGroup, new Set(gauges.flatMap((gg) => [gg.col, gg.rl, gg.cap])));
-    // The carriage's marks: one slot per guess on its slip of paper.
-    marks.clear();
-    const markGeo = new THREE.BoxGeometry(Math.min(0.16, 2.0 / n), 0.02, 0.2);
-    for (let i = 0; i < n; i++) {
-      const m = add(marks, markGeo, M.graphite, CARR.x0 + (CARR.x1 - CARR.x0) * ((i + 0.5) / n), Y + 0.08, CARR.z);
-      m.userData.part = "carriage";
-    }
+    lastSlip = "";
   }
 
   function buildDrawers() {
@@ -420,7 +458,9 @@ export async function create(opts = {}, pause = async () => {}) {
     merge(drawerGroup); merge(spillGroup);
   }
 
+  let loaded = null;
   function load(answer, language) {
+    loaded = answer;
     lang = language || lang;
     run = answer?.run || null;
     gamma = answer?.params?.gamma ?? run?.steps?.[0]?.gamma ?? 4;
@@ -436,7 +476,7 @@ export async function create(opts = {}, pause = async () => {}) {
   }
   const passes = () => run?.steps?.length || 0;
 
-  let lastTape = "";
+  let lastTape = "", lastSlip = "";
   function tapeCells(n, written) {
     const cells = (run?.context || []).map((t) => ({ token: t, kind: "context" }));
     (run?.steps || []).slice(0, n).forEach((s) => s.written.forEach((w) => cells.push(w)));
@@ -471,7 +511,7 @@ export async function create(opts = {}, pause = async () => {}) {
     // Drawers: each stream's drawer opens while the target reads its cache.
     const open = step ? Math.sin(Math.PI * within(f, PHASES.target)) : 0;
     drawerGroup.position.z = 0.45 * open;
-    // The carriage and its marks (one per guess written so far this pass).
+    // The carriage, and on its slip each guess written so far this pass.
     const slots = Math.max(1, gamma);
     const at = step ? Math.min(u, g) : 0;
     slider.position.x = CARR.x0 + (CARR.x1 - CARR.x0) * (at / slots);
@@ -483,14 +523,10 @@ export async function create(opts = {}, pause = async () => {}) {
       if (!step || i >= checkedUpTo || gf < (i + 1) * gaugeEach) return i >= checkedUpTo && step && gf >= 1 ? "unchecked" : null;
       return step.proposals[i].accepted ? "kept" : "refused";
     };
-    let markCount = 0;
-    marks.children.forEach((m, i) => {
-      m.visible = Boolean(step) && i < turns;
-      if (!m.visible) return;
-      markCount++;
-      const v = verdictOf(i);
-      m.material = v === "refused" ? M.refused : v === "unchecked" ? M.unchecked : v === "kept" ? M.kept : M.graphite;
-    });
+    const slipSlots = Array.from({ length: slots }, (_, i) => (step && i < turns
+      ? { token: step.guesses[i].token, state: verdictOf(i) || "written" } : null));
+    const slipKey = `${lang}|${slipSlots.map((x) => (x ? x.token + "\u0002" + x.state : "")).join("\u0001")}`;
+    if (slipKey !== lastSlip) { paintSlip(slipCanvas, slipSlots, lang, 0.25 / SLIP.w, step ? step.guesses.map((x) => x.token) : []); slipTex.needsUpdate = true; lastSlip = slipKey; }
     // Gauges: each checked guess in turn; the column rises to min(1, p/q), the red line sits at r.
     const heights = [], rs = [];
     gauges.forEach((gg, i) => {
@@ -520,14 +556,14 @@ export async function create(opts = {}, pause = async () => {}) {
       groups[p.id].position.set(p.explode[0] * e, p.explode[1] * e, p.explode[2] * e);
     }
     // The part a reader points at glows a little.
-    for (const p of PARTS) groups[p.id].userData.lit = view.lit === p.id;
+    for (const p of PARTS) groups[p.id].userData.lit = Array.isArray(view.lit) ? view.lit.includes(p.id) : view.lit === p.id;
     read = {
       pass: n, f, passes: passes(), gamma, batch, fits,
       bigDrumAngle: bigRot.rotation.x, smallDrumAngle: smallRot.rotation.x, millAngle: gear1.rotation.z,
       lanes: reader.lanes.count, lanesLit, lanesPerStream: reader.cols, streamRows: reader.rows,
       gauges: gauges.map((gg) => gg.col.scale.y / (BR.h - 0.12)).map((h) => (h < 0.001 ? 0 : h)),
       gaugeTargets: heights, r: rs, caps: gauges.map((gg, i) => verdictOf(i)),
-      marks: markCount, tapeCells: cells.length, printed,
+      marks: slipSlots.filter(Boolean).length, carriage: slipSlots.map((x) => (x ? [x.token, x.state] : null)), tapeCells: cells.length, printed,
       drawers: drawerGroup.userData.count, spilled: spillGroup.userData.count, drawerOpen: open,
       carriageX: slider.position.x, headY: head.position.y, explode: view.explode,
     };
@@ -554,23 +590,31 @@ export async function create(opts = {}, pause = async () => {}) {
     camera.aspect = w / h; camera.updateProjectionMatrix();
   }
 
-  function render() {
-    pose(); placeCamera();
+  function render(frame = placeCamera) {
+    pose(); frame();
+    // The part pointed at glows; in a still (view.dim) every other part fades toward the paper.
+    const fade = view.dim ? "dim" : null;
     for (const p of PARTS) {
-      const on = groups[p.id].userData.lit;
-      groups[p.id].traverse((o) => {
-        if (!o.isMesh) return;
-        if (on && !o.userData.glow) { o.userData.base = o.material; o.userData.glow = true; o.material = glowOf(o.material); }
-        if (!on && o.userData.glow) { o.material = o.userData.base; o.userData.glow = false; }
-      });
+      const mode = groups[p.id].userData.lit ? "glow" : fade;
+      groups[p.id].traverse((o) => { if (o.isMesh) dress(o, mode); });
     }
+    bed.traverse((o) => { if (o.isMesh) dress(o, fade); });
     renderer.render(scene, camera);
   }
-  const glows = new Map();
-  function glowOf(mat) {
-    if (Array.isArray(mat)) return mat.map(glowOf);
-    if (!glows.has(mat)) { const g = mat.clone(); g.color.lerp(new THREE.Color(0xffe2a0), 0.45); glows.set(mat, g); }
-    return glows.get(mat);
+  // A mesh's own material (which pose() may have just set) shown as is, glowing or faded.
+  function dress(o, mode) {
+    let base = o.material;
+    if (o.userData.shown !== undefined && base === o.userData.shown) base = o.userData.base;
+    const m = mode === "glow" ? tinted(base, glows, 0xffe2a0, 0.45) : mode === "dim" ? tinted(base, dims, 0xe6ddca, 0.72) : base;
+    o.userData.base = base; o.userData.shown = m; o.material = m;
+  }
+  const glows = new Map(), dims = new Map();
+  function tinted(mat, cache, color, share) {
+    if (!cache.has(mat)) {
+      if (Array.isArray(mat)) cache.set(mat, mat.map((m) => tinted(m, cache, color, share)));
+      else { const g = mat.clone(); g.color.lerp(new THREE.Color(color), share); cache.set(mat, g); }
+    }
+    return cache.get(mat);
   }
 
   // Screen positions of each part (for the exploded view's labels) and the part under a point.
@@ -594,7 +638,32 @@ export async function create(opts = {}, pause = async () => {}) {
 
   return {
     canvas, renderer, scene, camera, groups, soft, load, render, size, partAt, anchors, view,
-    passes, readback: () => { pose(); return read; },
+    passes, readback: () => { pose(); return read; }, loaded: () => loaded,
+    // A still of the whole machine with `ids` lit and `framed` filling the frame, at (pass, f), drawn
+    // into this canvas at w × h and handed to paint(canvas) before the view is put back: the small
+    // views at the head of the sections share the one context this way.
+    still(ids, pass, f, w, h, dpr, paint, framed = ids) {
+      const keep = { ...view }, was = renderer.getSize(new THREE.Vector2()), ratio = renderer.getPixelRatio();
+      view.pass = clamp(Math.round(pass), 0, passes()); view.f = clamp(f); view.explode = 0; view.lit = ids; view.dim = true;
+      renderer.setPixelRatio(dpr); size(w, h);
+      const frame = () => {
+        box.makeEmpty();
+        for (const id of framed) box.expandByObject(groups[id]);
+        const c = box.getCenter(new THREE.Vector3()), radius = box.getSize(v).length() / 2;
+        const vfov = (camera.fov * Math.PI) / 360, hfov = Math.atan(Math.tan(vfov) * camera.aspect);
+        const dist = (radius / Math.sin(Math.min(vfov, hfov))) * 1.2;
+        const az = 0.22, el = 0.42;
+        camera.position.set(c.x + dist * Math.sin(az) * Math.cos(el), c.y + dist * Math.sin(el), c.z + dist * Math.cos(az) * Math.cos(el));
+        camera.lookAt(c);
+      };
+      try {
+        render(frame);
+        paint(canvas);
+      } finally {
+        Object.assign(view, keep);
+        renderer.setPixelRatio(ratio); size(was.x, was.y);
+      }
+    },
     seek(pass, f) { view.pass = clamp(Math.round(pass), 0, passes()); view.f = clamp(f); },
     dispose() { renderer.dispose(); },
     // Every shader the scene needs, compiled before the first frame (in parallel where supported).

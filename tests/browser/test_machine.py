@@ -16,7 +16,7 @@ from tests.conftest import CHROMIUM, _origin, guard
 pytestmark = pytest.mark.browser
 
 SWIFTSHADER = ["--no-sandbox", "--use-angle=swiftshader", "--use-gl=angle", "--enable-unsafe-swiftshader"]
-THREE = ("/vendor/three.module.js", "/vendor/three.core.js")
+THREE = ("/vendor/three.min.js",)
 LIVE = ".machine[data-machine=live]"
 TAU = 2 * math.pi
 
@@ -233,3 +233,113 @@ def test_printed_page_shows_the_2d_diagram(gl_browser, live_url):
         page.emulate_media(media="print")
         assert page.locator("#parts .parts-svg--wide").is_visible()
         assert not page.locator("#parts .machine").is_visible()
+
+
+# ---- the carriage's text and the sections' small views ------------------------------------------
+
+def test_the_carriage_writes_each_guess_and_the_gauges_ink_it(gl_browser, live_url):
+    context, page = open_page(gl_browser, live_url, "/zh/specdec/?batch=1&gamma=4#bench")
+    try:
+        wait_live(page, "#bench")
+        steps = answer(page)["run"]["steps"]
+        assert readback(page)["carriage"] == [None] * 4  # nothing written before a pass
+        for n in (1, 2):
+            page.click("#bench [data-act=step]")
+            step = steps[n - 1]
+            guesses = [g["token"] for g in step["guesses"]]
+            # Halfway through the draft's turns, the guesses drawn so far are on the slip, unjudged.
+            mid = page.evaluate("(f) => document.querySelector('#bench .machine').machine.seek(%d, f)" % n, 0.34 * 0.5)
+            half = len(guesses) // 2
+            assert [c and c[0] for c in mid["carriage"][:half]] == guesses[:half]
+            assert all(c is None or c[1] == "written" for c in mid["carriage"])
+            # At the pass's end every guess is written in the reader's language and judged.
+            end = finish_pass(page)
+            want = [[g, "kept" if p["accepted"] else "refused"] for g, p in zip(guesses, step["proposals"])]
+            want += [[g, "unchecked"] for g in guesses[len(step["proposals"]):]]
+            assert end["carriage"][:len(guesses)] == want
+            assert end["marks"] == len(guesses)
+    finally:
+        context.close()
+
+
+SECTION_PARTS = {"onebyone": "bigdrum", "batch": "cabinet", "reader": "reader", "draft": "smalldrum carriage",
+                 "tape": "tape typehead", "rule": "gauges", "exact": "tubes", "idle": "mill"}
+
+
+def test_each_section_that_hangs_on_a_part_shows_it_lit(gl_browser, live_url):
+    context, page = open_page(gl_browser, live_url, "/en/specdec/")
+    try:
+        links = page.locator(".machine-part")
+        found = {links.nth(i).evaluate("l => l.closest('.plate-section').id"): links.nth(i).get_attribute("data-parts")
+                 for i in range(links.count())}
+        assert found == SECTION_PARTS
+        for i in range(links.count()):
+            assert links.nth(i).get_attribute("href") == "#bench"
+            assert "on the bench of section" in links.nth(i).get_attribute("aria-label")
+        # Coming near does not load the scene; staying in sight of a part view does.
+        page.wait_for_timeout(300)
+        assert not fetched_three(page)
+        page.locator("#reader .machine-part").scroll_into_view_if_needed()
+        page.wait_for_selector("#reader .machine-part.is-drawn", state="attached", timeout=90_000)
+        assert fetched_three(page)
+        assert page.locator("#reader .machine-part").get_attribute("data-still") == "reader"
+        # One WebGL context for the page (its canvas out of the page until a large view holds it):
+        # the stills are 2D copies of its frames.
+        assert page.locator("canvas.machine-canvas").count() <= 1
+        assert page.evaluate("""() => [...document.querySelectorAll('.machine-part__still')]
+            .every(c => c.getContext('webgl2') === null && c.getContext('webgl') === null)""")
+        assert page.evaluate("""() => { const c = document.querySelector('#reader .machine-part__still');
+            const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+            const seen = new Set(); for (let i = 0; i < d.length; i += 97 * 4) seen.add(d[i] >> 3 << 10 | d[i + 1] >> 3 << 5 | d[i + 2] >> 3);
+            return seen.size; }""") > 20  # a picture, not a blank
+        # A neighbour within a screen gets its still too, the part it names lit.
+        page.wait_for_selector("#batch .machine-part.is-drawn, #draft .machine-part.is-drawn", state="attached", timeout=60_000)
+        # The still of a lit part differs from another part's.
+        page.locator("#draft .machine-part").scroll_into_view_if_needed()
+        page.wait_for_selector("#draft .machine-part.is-drawn", state="attached", timeout=60_000)
+        a, b = (page.evaluate(f"() => document.querySelector('#{s} .machine-part__still').toDataURL()") for s in ("reader", "draft"))
+        assert a != b
+        assert not page.console_errors, page.console_errors
+        assert not page.foreign_requests, page.foreign_requests
+    finally:
+        context.close()
+
+
+def test_part_views_cost_no_height_beside_the_prose_at_1280(gl_browser, live_url):
+    context = gl_browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_init_script(NO_WEBGL)
+    page = context.new_page()
+    try:
+        load(page, live_url + "/en/specdec/")
+        heights = """() => [...document.querySelectorAll('.machine-part')].map(l => l.closest('.plate-section').getBoundingClientRect().height)"""
+        with_views = page.evaluate(heights)
+        page.add_style_tag(content=".machine-part { display: none !important; }")
+        without = page.evaluate(heights)
+        assert len(with_views) == len(SECTION_PARTS)
+        assert with_views == pytest.approx(without, abs=1)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_without_webgl_part_views_keep_the_2d_picture(gl_browser, live_url, lang):
+    context = gl_browser.new_context(viewport={"width": 390, "height": 844})
+    context.add_init_script(NO_WEBGL)
+    page = context.new_page()
+    page.requested = []
+    page.on("request", lambda r: page.requested.append(r.url))
+    try:
+        load(page, live_url + f"/{lang}/specdec/#rule")
+        page.wait_for_timeout(1500)
+        view = page.locator("#rule .machine-part")
+        assert view.is_visible() and page.locator("#rule .machine-part__pic").is_visible()
+        assert not page.locator(".machine-part__still").count()
+        box = view.bounding_box()
+        assert box["width"] <= 100 and box["height"] <= 64 and box["x"] + box["width"] <= 390
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        assert not fetched_three(page)
+        # An embed of the section has no heading, and no small view.
+        load(page, live_url + f"/embed/{lang}/specdec/rule/")
+        assert not page.locator(".machine-part").count()
+    finally:
+        context.close()

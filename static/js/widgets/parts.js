@@ -1,23 +1,20 @@
 // The `parts` section: the labelled diagram. Each part is already a link; this only lights the part in
 // the drawing while its entry in the list below has the pointer or the focus, and vice versa.
 // The part is drawn twice (wide: .parts-part, phones: .parts-tile; CSS shows one), so both light.
-import { machineView } from "../machine.js";
-
-// The bench's run as the page shipped it (the `bench` section's answer), for the exploded machine to show
-// one pass of; a page or embed without the `bench` section shows the machine at rest.
-function benchAnswer() {
-  const s = document.querySelector('script[data-answer="bench"]');
-  try { return s ? JSON.parse(s.textContent) : null; } catch { return null; }
-}
+import { machineView, shippedBench, startPartViews } from "../machine.js";
 
 export function mount(el, ctx) {
   const host = el.querySelector(".machine");
   if (host) {
-    const a = benchAnswer();
+    // The bench's run as the page shipped it, for the exploded machine to show one pass of; a page
+    // or embed without the `bench` section shows the machine at rest.
+    const a = shippedBench();
     const v = machineView(host, { mode: "parts", lang: ctx?.lang, answer: () => a });
     v.pass = a?.run?.steps?.length ? 1 : 0;
     v.f = 1;
   }
+  // The sections' small views of the machine, each with its part lit (the plate's, not an embed's).
+  startPartViews(ctx?.lang);
   const pairs = [...el.querySelectorAll(".parts-list a")].map((a) => {
     const anchor = a.getAttribute("href").split("#")[1];
     return [a, [...el.querySelectorAll(`.parts-part--${anchor}, .parts-tile--${anchor}`)]];
