@@ -88,3 +88,31 @@ def test_a_prediction_can_be_committed_by_keyboard(page, live_url):
     assert block.locator("details").evaluate("d => d.open")
     assert block.locator(".predict__yours").inner_text().startswith("Your prediction")
     assert page.console_errors == []
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_story_depth_guesses_its_numbers_first(page, live_url, lang):
+    """The Story's questions whose answer is a number (the share of guesses kept, words per turn, the
+    best number of guesses, how many times as fast) have a guess slider too, in words: the reveal
+    waits for it, then shows the guess, its gap to the true number, and that number."""
+    load(page, f"{live_url}/{lang}/specdec/?depth=story")
+    for anchor in ("tape", "alpha", "speedup", "idle"):
+        block = page.locator(f"#{anchor} .predict--story")
+        assert block.is_visible(), anchor
+        truth = block.locator(".live[data-live='story_guess']")
+        assert truth.is_hidden(), anchor
+        block.locator(".predict__opt:not(.predict__opt--unsure) label").first.click()
+        rng = block.locator(".predict__guess-range")
+        assert rng.is_visible(), anchor
+        block.locator("summary").click()
+        assert truth.is_hidden(), anchor                  # the guess not made yet: still closed
+        rng.fill(rng.get_attribute("max"))
+        block.locator("summary").click()
+        assert truth.is_visible(), anchor
+        value = float(truth.locator(".predict__truth").get_attribute("value"))
+        assert float(rng.get_attribute("min")) <= value <= float(rng.get_attribute("max")), (anchor, value)
+        yours = block.locator(".predict__yours").inner_text()
+        assert ("off by" in yours) if lang == "en" else ("差" in yours), (anchor, yours)
+        text = truth.inner_text()
+        assert "γ" not in text and "α" not in text, (anchor, text)     # the Story's words, no symbols
+    assert page.console_errors == []
