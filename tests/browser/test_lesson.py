@@ -43,11 +43,16 @@ def test_a_phone_takes_at_most_2_2_times_the_desktop_height(heights):
             assert h <= PHONE_RATIO_MAX * desk, (lang, depth, h, desk, round(h / desk, 2))
 
 
-@pytest.mark.xfail(strict=True, reason="issue 22's budgets are not met yet: at 1280 px the Picture depth "
-                   "measures about 20,000-21,500 px and the Story about 19,500-21,200 px "
-                   "(docs/lesson.md); the interactives themselves are most of it")
-def test_the_depths_fit_their_budgets_with_folds_closed(heights):
-    over = {k: h for k, h in heights.items() if k[2] == 1280 and h > (PICTURE_MAX if k[1] == "picture" else STORY_MAX)}
+def test_the_picture_fits_its_budget_with_folds_closed(heights):
+    over = {k: h for k, h in heights.items() if k[1] == "picture" and k[2] == 1280 and h > PICTURE_MAX}
+    assert not over, over
+
+
+@pytest.mark.xfail(strict=True, reason="issue 22's Story budget is not met yet: at 1280 px the Story depth "
+                   "measures about 13,400-14,400 px with folds closed (docs/lesson.md); its stories, "
+                   "questions and instruments take that much even with the expert readouts stepped aside")
+def test_the_story_fits_its_budget_with_folds_closed(heights):
+    over = {k: h for k, h in heights.items() if k[1] == "story" and k[2] == 1280 and h > STORY_MAX}
     assert not over, over
 
 
