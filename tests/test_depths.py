@@ -227,7 +227,10 @@ STORY_HIDDEN = (".depth-formula", ".predict--has-story", ".gauge-num", ".draft-q
                 ".tube-read", ".tnode-num", ".trees-residual",
                 # the tubes' test power and cap name wrong rules the Story depth cannot choose
                 ".tube-power", ".tubes-cap", ".further__prose")
-STORY_KEEPS = {"h1", "h2"}, {"widget", "depth-note", "predict", "section-tools"}
+STORY_KEEPS = {"h1", "h2"}, {"widget", "section-lead", "section-tools"}
+# Inside the section's lead (the prose or story beside the question), the Picture's prose and
+# takeaway step aside too.
+STORY_LEAD_HIDDEN = ".section-lead__text > :is(.prose, .takeaway)"
 # A formula, or a readout that calls itself one.
 FORMULA = re.compile(r"[=αγ×√Σ÷]|p/q|\b[pqrnick]\b|min\(|max\(|\b[Ff]ormulas?\b|公式")
 # Allowed, each for a reason:
@@ -244,6 +247,8 @@ def story_visible_text(section) -> str:
         if child.name in STORY_KEEPS[0] or set(child.get("class") or []) & STORY_KEEPS[1]:
             continue
         child.decompose()
+    for el in section.select(".section-lead__text > .prose, .section-lead__text > .takeaway"):
+        el.decompose()
     for el in section.select(", ".join(STORY_HIDDEN) + ", [hidden], script, template, .same-sign"):
         el.decompose()
     for el in section.select("[data-depth-show]"):
@@ -266,7 +271,8 @@ def test_the_story_shows_no_formulas(pages, lang):
     css = (ROOT / "static" / "css" / "widgets" / "depth.css").read_text()
     for sel in STORY_HIDDEN:
         assert sel in css, sel
-    assert ':not(h2, h1, .widget, .depth-note, .predict, .section-tools)' in css
+    assert ':not(h2, h1, .widget, .section-lead, .section-tools)' in css
+    assert STORY_LEAD_HIDDEN in css
     soup = BeautifulSoup(pages[lang, "story"], "html.parser")
     secs = soup.select("section.plate-section")
     assert {s["id"] for s in secs} == set(ANCHORS)

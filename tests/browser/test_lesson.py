@@ -43,11 +43,16 @@ def test_a_phone_takes_at_most_2_2_times_the_desktop_height(heights):
             assert h <= PHONE_RATIO_MAX * desk, (lang, depth, h, desk, round(h / desk, 2))
 
 
-@pytest.mark.xfail(strict=True, reason="issue 22's budgets are not met yet: at 1280 px the Picture depth "
-                   "measures about 20,000-21,500 px and the Story about 19,500-21,200 px "
-                   "(docs/lesson.md); the interactives themselves are most of it")
-def test_the_depths_fit_their_budgets_with_folds_closed(heights):
-    over = {k: h for k, h in heights.items() if k[2] == 1280 and h > (PICTURE_MAX if k[1] == "picture" else STORY_MAX)}
+def test_the_picture_fits_its_budget_with_folds_closed(heights):
+    over = {k: h for k, h in heights.items() if k[1] == "picture" and k[2] == 1280 and h > PICTURE_MAX}
+    assert not over, over
+
+
+@pytest.mark.xfail(strict=True, reason="issue 22's Story budget is not met yet: at 1280 px the Story depth "
+                   "measures about 13,400-14,400 px with folds closed (docs/lesson.md); its stories, "
+                   "questions and instruments take that much even with the expert readouts stepped aside")
+def test_the_story_fits_its_budget_with_folds_closed(heights):
+    over = {k: h for k, h in heights.items() if k[1] == "story" and k[2] == 1280 and h > STORY_MAX}
     assert not over, over
 
 
@@ -87,4 +92,32 @@ def test_a_prediction_can_be_committed_by_keyboard(page, live_url):
     page.keyboard.press("Enter")
     assert block.locator("details").evaluate("d => d.open")
     assert block.locator(".predict__yours").inner_text().startswith("Your prediction")
+    assert page.console_errors == []
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_story_depth_guesses_its_numbers_first(page, live_url, lang):
+    """The Story's questions whose answer is a number (the share of guesses kept, words per turn, the
+    best number of guesses, how many times as fast) have a guess slider too, in words: the reveal
+    waits for it, then shows the guess, its gap to the true number, and that number."""
+    load(page, f"{live_url}/{lang}/specdec/?depth=story")
+    for anchor in ("tape", "alpha", "speedup", "idle"):
+        block = page.locator(f"#{anchor} .predict--story")
+        assert block.is_visible(), anchor
+        truth = block.locator(".live[data-live='story_guess']")
+        assert truth.is_hidden(), anchor
+        block.locator(".predict__opt:not(.predict__opt--unsure) label").first.click()
+        rng = block.locator(".predict__guess-range")
+        assert rng.is_visible(), anchor
+        block.locator("summary").click()
+        assert truth.is_hidden(), anchor                  # the guess not made yet: still closed
+        rng.fill(rng.get_attribute("max"))
+        block.locator("summary").click()
+        assert truth.is_visible(), anchor
+        value = float(truth.locator(".predict__truth").get_attribute("value"))
+        assert float(rng.get_attribute("min")) <= value <= float(rng.get_attribute("max")), (anchor, value)
+        yours = block.locator(".predict__yours").inner_text()
+        assert ("off by" in yours) if lang == "en" else ("差" in yours), (anchor, yours)
+        text = truth.inner_text()
+        assert "γ" not in text and "α" not in text, (anchor, text)     # the Story's words, no symbols
     assert page.console_errors == []

@@ -149,7 +149,9 @@ def test_tubes_balls_then_bars_and_the_cap(page, live_url):
     assert w.locator("[data-act=add]").inner_text() == "Add a round of 200"
     assert page.locator("#exact svg.tube--spec").get_attribute("data-draw") == "balls"
     assert page.locator("#exact svg.tube--spec .ball").count() == 200
-    # One round of 200 catches resample-target here 88 % of the time, under the 90 % aim: said.
+    # One round of 200 catches resample-target here 88 % of the time, under the 90 % aim: said
+    # (the counts sit in the section's "Go further" fold, how many draws it takes).
+    open_fold(page, "exact-more")
     assert "Too few draws to tell" in w.locator("[data-live=counts]").inner_text()
     w.locator("[data-act=add]").click()
     page.wait_for_function("() => document.querySelector('#exact [data-widget]').dataset.rounds === '2'", timeout=20000)
@@ -160,6 +162,7 @@ def test_tubes_balls_then_bars_and_the_cap(page, live_url):
     assert page.locator("#exact svg.tube--spec").get_attribute("data-draw") == "bars"
     _load(page, f"{live_url}/embed/en/specdec/exact/?rounds=20")
     assert page.locator("#exact [data-act=add]").is_disabled()
+    open_fold(page, "exact-more")
     assert "Rounds stop at 20 (4,000 draws a tube)" in page.locator("#exact [data-live=cap]").inner_text()
     assert page.console_errors == []
 

@@ -61,6 +61,8 @@ def test_tubes_fill_and_a_wrong_rule_changes_the_readout(page, live_url):
     draws = page.evaluate("""() => [...document.querySelectorAll('#exact svg.tube')].map(t =>
         t.dataset.draw === 'bars' ? Number(t.dataset.total) : t.querySelectorAll('.ball').length)""")
     assert draws == [2 * per_round, 2 * per_round]
+    # The pour's counts sit in the section's "Go further" fold (how many draws it takes).
+    open_fold(page, "exact-more")
     put_in = w.locator('[data-field="tubes.speculative.put_in"]')
     assert int(put_in.inner_text()) > 0
     w.locator("select[data-param=rule]").select_option("keep-draft")
