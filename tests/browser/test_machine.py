@@ -267,7 +267,9 @@ SECTION_PARTS = {"onebyone": "bigdrum", "batch": "cabinet", "reader": "reader", 
 
 
 def test_each_section_that_hangs_on_a_part_shows_it_lit(gl_browser, live_url):
-    context, page = open_page(gl_browser, live_url, "/en/specdec/")
+    # 800 px high: the first section's view (in its heading's row) starts just below the fold,
+    # so no part view is in sight until the test scrolls to one.
+    context, page = open_page(gl_browser, live_url, "/en/specdec/", height=800)
     try:
         links = page.locator(".machine-part")
         found = {links.nth(i).evaluate("l => l.closest('.plate-section').id"): links.nth(i).get_attribute("data-parts")
