@@ -258,11 +258,23 @@ export function machineView(host, { mode, answer, lang, onReady }) {
   }, { threshold: [0, 0.1, 0.25, 0.5, 0.75, 1] });
 
   // For tests: the scene graph read back, exact seeking, and one frame's pixels.
+  // The scene is shared: a readback poses it as this view's state, whichever view shows now (the
+  // page's layout can make another view the more visible one between two calls), then puts the
+  // shown view's state back.
+  const own = () => {
+    if (!v.e) return null;
+    const other = active && active !== v ? active : null;
+    if (other) v.loaded = null;          // the engine holds the other view's run: load this one
+    v.apply();
+    const read = JSON.parse(JSON.stringify(v.e.readback()));
+    if (other) { other.loaded = null; other.apply(); }
+    return read;
+  };
   host.machine = {
     view: v,
-    readback: () => { if (!v.e) return null; if (active === v) v.apply(); return v.e.readback(); },
-    seek: (pass, f) => { v.seek(pass, f); if (active !== v) { if (active) active.leave(); active = v; v.enter(); } v.draw(); return v.e.readback(); },
-    step: (dt) => { v.playing = true; v.advance(dt); v.draw(); return v.e.readback(); },
+    readback: own,
+    seek: (pass, f) => { v.seek(pass, f); if (active !== v) { if (active) active.leave(); active = v; v.enter(); } v.draw(); return own(); },
+    step: (dt) => { v.playing = true; v.advance(dt); v.draw(); return own(); },
     pixels: () => { v.draw(); return v.e.canvas.toDataURL("image/png"); },
   };
   return v;
