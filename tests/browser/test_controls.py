@@ -26,7 +26,9 @@ def _open(browser, live_url, path, width=1280, height=900, **kw):
 
 # The page's parameters and the predictions' guesses; the machine's time slider sets no value of
 # the state (Step, Play and its arrow keys move it without dragging) and is checked on its own.
-SLIDERS = """() => [...document.querySelectorAll('main input[type=range]:not([data-machine-time])')].map(r => {
+# Sliders shown at this depth (a Story question's guess slider is not laid out at the Picture depth).
+SLIDERS = """() => [...document.querySelectorAll('main input[type=range]:not([data-machine-time])')]
+  .filter(r => r.getClientRects().length).map(r => {
   const typed = r.closest('.slider-row')?.querySelector('input[type=number]');
   const a = r.getBoundingClientRect(), b = typed?.getBoundingClientRect();
   return {id: r.id, param: r.dataset.param, max: Number(r.max), width: a.width, height: a.height,
