@@ -4,6 +4,7 @@ Run with `gunicorn 'app:create_app()'` or `flask --app app run`.
 """
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 from flask import Flask, abort, jsonify, redirect, render_template, request, send_file, url_for
@@ -12,6 +13,7 @@ from flask_babel import gettext as _
 from werkzeug.exceptions import HTTPException
 
 from corpus.text import DEFAULT_LANG, LANGS
+from serving.jsonprovider import OrjsonProvider
 from views import catalogs
 
 HERE = Path(__file__).resolve().parent
@@ -65,6 +67,7 @@ def security_headers(resp):
 
 def create_app(test_config: dict | None = None) -> Flask:
     app = Flask(__name__, static_folder=SITE / "static", template_folder=SITE / "templates")
+    app.json = OrjsonProvider(app)
     app.config.from_mapping(
         BABEL_DEFAULT_LOCALE=DEFAULT_LANG,
         # The .mo files are compiled from the committed .po files here when missing or stale.
@@ -123,8 +126,10 @@ def create_app(test_config: dict | None = None) -> Flask:
         if not path.is_file():
             app.logger.error("vendor: %s is missing (run `npm ci`, or bash install.sh)", path)
             abort(404)
-        resp = send_file(path, mimetype=vendored.mimetype(name), max_age=VENDOR_MAX_AGE_S,
-                         conditional=True, etag=True)
+        data = vendored.read(name, SITE)
+        resp = send_file(io.BytesIO(data), mimetype=vendored.mimetype(name), max_age=VENDOR_MAX_AGE_S,
+                         conditional=True, etag=vendored.etag(data),
+                         last_modified=path.stat().st_mtime)
         resp.headers["Cache-Control"] = f"public, max-age={VENDOR_MAX_AGE_S}, immutable"
         return resp
 

@@ -24,6 +24,8 @@ want() {
   dpkg-query -W -f='${db:Status-Abbrev}' "$1" 2>/dev/null | grep -q '^ii' || need+=("$1")
 }
 want nginx nginx
+# serve.sh bounds an upload's total time with nginx's Lua module (deploy/nginx.py says why).
+want libnginx-mod-http-lua
 want redis-server redis-server
 want chromium chromium
 want fonts-noto-cjk

@@ -46,7 +46,7 @@ def copy_vendor(site: Path) -> None:
             raise SystemExit(f"setup.py: {src} missing after `npm ci`")
         dst = site / vendor.VENDOR_DIR / name
         dst.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(src, dst)
+        dst.write_bytes(vendor.read(name, Path(".")))
 
 
 class build_py_with_site(build_py):

@@ -68,6 +68,18 @@ def start(port: int, run_dir: Path, workers: int | None):
     raise SystemExit("the server did not start within 180 s")
 
 
+# What a student's moved control asks, with fresh values (bench/cpu.py --class times each).
+MOVES = ("tape", "run", "theory")
+
+
+def move(kind: int, rng: random.Random) -> str:
+    if MOVES[kind] == "tape":
+        return f"/api/section/tape?lang=en&seed={rng.randrange(1, 10**6)}"
+    if MOVES[kind] == "run":
+        return f"/api/run?seed={rng.randrange(1, 10**6)}&gamma={rng.randrange(1, 9)}&tokens=40"
+    return f"/api/theory?alpha={rng.randrange(5, 95) / 100}&gamma={rng.randrange(1, 17)}"
+
+
 async def student(port: int, i: int, until: float, api: list, pages: list, rng: random.Random):
     await asyncio.sleep(rng.uniform(0, RAMP_S))
     gz = {"Accept-Encoding": "gzip"}
@@ -80,13 +92,8 @@ async def student(port: int, i: int, until: float, api: list, pages: list, rng: 
         await asyncio.sleep(rng.uniform(*MOVE_EVERY_S))
         if time.monotonic() >= until:
             break
-        kind = rng.randrange(3)
-        if kind == 0:
-            path = f"/api/section/tape?lang=en&seed={rng.randrange(1, 10**6)}"
-        elif kind == 1:
-            path = f"/api/run?seed={rng.randrange(1, 10**6)}&gamma={rng.randrange(1, 9)}&tokens=40"
-        else:
-            path = f"/api/theory?alpha={rng.randrange(5, 95) / 100}&gamma={rng.randrange(1, 17)}"
+        kind = rng.randrange(len(MOVES))
+        path = move(kind, rng)
         status, _n, t = await request(port, "GET", path, headers=gz, timeout=TIMEOUT_S)
         api.append((status, t, kind))
 

@@ -2,11 +2,14 @@
 
 Each request runs with the render cache off and, for "cold", the models' distribution caches
 cleared first: the worst a single request can cost. Prints the median and the maximum of the
-process CPU time (time.process_time) over a few repetitions. Usage: python3 bench/cpu.py [N] [--tree]
+process CPU time (time.process_time) over a few repetitions.
+Usage: python3 bench/cpu.py [N] [--tree] | python3 bench/cpu.py --class
 
 ``--tree``: only the token-tree section's requests (issue 13: /api/tree…, its answers, its embed),
 each at its caps (views/sections/trees.py, sim/params.py). Budget tables are kept per process
 (sim.tree.budget); the rows marked "a new table" empty that cache before each request.
+
+``--class``: the moves of bench/classroom.py's students instead (``class_mix``).
 """
 from __future__ import annotations
 
@@ -110,8 +113,37 @@ def measure(client, url: str, n: int, cold: bool, before=None) -> list[float]:
     return out
 
 
+def class_mix(reps: int = 5, per: int = 60) -> None:
+    """``--class``: what each move of bench/classroom.py's students costs, as the server meets it:
+    fresh seeds and values every time, gzip asked for, the render cache on (every answer is a
+    miss and is stored). The least of ``reps`` runs of ``per`` requests, per move."""
+    import random
+    from bench.classroom import MOVES, move
+    app = create_app({"RENDER_CACHE": True})
+    client = app.test_client()
+    rng = random.Random(7)
+    gz = {"Accept-Encoding": "gzip"}
+    for kind in range(len(MOVES)):
+        for _ in range(10):
+            client.get(move(kind, rng), headers=gz)
+    best = {m: float("inf") for m in MOVES}
+    for _ in range(reps):
+        for kind, name in enumerate(MOVES):
+            t = time.process_time()
+            for _ in range(per):
+                assert client.get(move(kind, rng), headers=gz).status_code == 200
+            best[name] = min(best[name], (time.process_time() - t) / per * 1000)
+    print(f"CPU time per move of a student, ms (least of {reps} runs of {per} fresh requests)")
+    for name, ms in best.items():
+        print(f"{name:<8} {ms:6.2f}")
+    print(f"{'mean':<8} {sum(best.values()) / len(best):6.2f}   (the moves are equally likely)")
+
+
 def main(argv=None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if "--class" in args:
+        class_mix()
+        return 0
     tree_only = "--tree" in args
     args = [a for a in args if a != "--tree"]
     n = int((args or ["7"])[0])

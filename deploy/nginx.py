@@ -57,6 +57,16 @@ UPLOAD_RATE_PER_MIN = int(os.environ.get("SPECDEC_UPLOADS_PER_MIN", "30"))
 UPLOAD_BURST = 10
 # An upload's body: no gap over this (a 2 MB text takes well under a second on a school network).
 UPLOAD_BODY_TIMEOUT_S = 5
+# An upload's whole body: within this time, and from UPLOAD_RATE_GRACE_S on at this average rate
+# or faster (bytes a second). 2 MiB, the largest text, takes 30 s at 70 kB/s, a poor phone line;
+# a text trickled in 10 bytes at a time gives its place back after 5 s. Enforced where nginx has
+# OpenResty's Lua module (LUA_MODULES; install.sh installs it); stock nginx has only the gap
+# limit above, and serve.sh says so when it starts.
+UPLOAD_TOTAL_S = 30
+UPLOAD_RATE_GRACE_S = 5
+UPLOAD_MIN_RATE = 4096
+LUA_MODULES = {"ndk": Path("/usr/lib/nginx/modules/ndk_http_module.so"),
+               "lua": Path("/usr/lib/nginx/modules/ngx_http_lua_module.so")}
 # What nginx may write to disk for one answer from gunicorn (the largest is ~0.3 MB; files are
 # served by nginx itself): beyond it, nginx waits for the reader before reading more.
 PROXY_MAX_TEMP_FILE = "1m"
@@ -80,7 +90,8 @@ def messages() -> dict[str, dict[str, str]]:
     app = create_app({"TESTING": True})
     out: dict[str, dict[str, str]] = {"specdec_msg_busy": {}, "specdec_msg_too_big": {},
                                       "specdec_allowed_upload": {}, "specdec_msg_limit": {},
-                                      "specdec_msg_bad": {}, "specdec_msg_not_found": {}}
+                                      "specdec_msg_bad": {}, "specdec_msg_not_found": {},
+                                      "specdec_msg_too_slow": {}, "specdec_allowed_upload_time": {}}
     with app.test_request_context():
         for lang in LANGS:
             with force_locale(lang):
@@ -94,6 +105,13 @@ def messages() -> dict[str, dict[str, str]]:
                 out["specdec_msg_bad"][lang] = _nginx_string(
                     _("The request was malformed, too large or too slow; nothing was done."))
                 out["specdec_msg_not_found"][lang] = _nginx_string(_("Page not found"))
+                out["specdec_msg_too_slow"][lang] = _nginx_string(_(
+                    "The text came in too slowly: an upload must arrive within %(total)s seconds, "
+                    "at %(rate)s bytes a second or faster. Try again on a steadier connection.",
+                    total=UPLOAD_TOTAL_S, rate=UPLOAD_MIN_RATE))
+                out["specdec_allowed_upload_time"][lang] = _nginx_string(_(
+                    "the whole text within %(total)s seconds, at %(rate)s bytes a second or faster",
+                    total=UPLOAD_TOTAL_S, rate=UPLOAD_MIN_RATE))
     return out
 
 
@@ -114,9 +132,8 @@ def prepare_files(run_dir: str) -> dict[str, str]:
     vdir = out / vendor.VENDOR_DIR
     vdir.mkdir(parents=True, exist_ok=True)
     for name in vendor.NAMES:
-        src = vendor.source(name, SITE)
-        if src.is_file():
-            shutil.copyfile(src, vdir / name)
+        if vendor.source(name, SITE).is_file():
+            (vdir / name).write_bytes(vendor.read(name, SITE))
     for f in [*static.rglob("*"), *vdir.iterdir()]:
         if f.is_file() and f.suffix in (".js", ".css", ".svg", ".json", ".mjs"):
             data = f.read_bytes()
@@ -126,9 +143,19 @@ def prepare_files(run_dir: str) -> dict[str, str]:
     return versions
 
 
+def lua_modules() -> dict[str, str] | None:
+    """The Lua module's files, if this nginx has them (and SPECDEC_NGINX_LUA is not 0)."""
+    if os.environ.get("SPECDEC_NGINX_LUA", "1") == "0":
+        return None
+    if all(p.is_file() for p in LUA_MODULES.values()):
+        return {k: str(p) for k, p in LUA_MODULES.items()}
+    return None
+
+
 def render(listen: str, upstream: str, run_dir: str, *, workers: str = "auto",
            access_log: str | None = None, log_level: str = "warn",
-           static_versions: dict[str, str] | None = None, user: str | None = None) -> str:
+           static_versions: dict[str, str] | None = None, user: str | None = None,
+           lua: dict[str, str] | None = None) -> str:
     env = Environment(loader=DictLoader({
         "nginx.conf": (HERE / "nginx.conf.j2").read_text(encoding="utf-8"),
         "headers": _HEADERS,
@@ -144,7 +171,8 @@ def render(listen: str, upstream: str, run_dir: str, *, workers: str = "auto",
         conn_per_addr=CONN_PER_ADDR, uploads_per_addr=UPLOADS_PER_ADDR, uploads_in_all=UPLOADS_IN_ALL,
         upload_rate=UPLOAD_RATE_PER_MIN, upload_burst=UPLOAD_BURST,
         upload_body_timeout=UPLOAD_BODY_TIMEOUT_S, proxy_max_temp_file=PROXY_MAX_TEMP_FILE,
-        limit_status=LIMIT_STATUS, user=user)
+        limit_status=LIMIT_STATUS, user=user, lua=lua, upload_total=UPLOAD_TOTAL_S,
+        upload_rate_grace=UPLOAD_RATE_GRACE_S, upload_min_rate=UPLOAD_MIN_RATE)
 
 
 def main(argv=None) -> int:
@@ -160,8 +188,13 @@ def main(argv=None) -> int:
                     help="do not copy the static and vendored files into the run folder")
     a = ap.parse_args(argv)
     versions = None if a.no_files else prepare_files(a.run_dir)
+    lua = lua_modules()
+    if lua is None:
+        print("deploy.nginx: no Lua module for nginx (Debian's libnginx-mod-http-lua): an upload's "
+              f"body is limited by its gaps ({UPLOAD_BODY_TIMEOUT_S} s) only, not by a total time "
+              f"({UPLOAD_TOTAL_S} s) or a least rate ({UPLOAD_MIN_RATE} B/s)", file=sys.stderr)
     sys.stdout.write(render(a.listen, a.upstream, a.run_dir, workers=a.workers,
-                            access_log=a.access_log, static_versions=versions, user=a.user))
+                            access_log=a.access_log, static_versions=versions, user=a.user, lua=lua))
     return 0
 
 

@@ -42,23 +42,34 @@ def _check(alpha: float, gamma: int | None = None, c: float | None = None) -> No
 def expected_tokens(alpha: float, gamma: int) -> float:
     """Mean tokens written per target pass; the sum 1 + α + … + α^γ, exact at α = 0 and α = 1."""
     _check(alpha, gamma)
+    return _expected(alpha, gamma)
+
+
+# Unchecked forms for the searches below, which call them many times with arguments already
+# checked once (a bisection is about 55 calls, and the checks were most of an answer's time).
+def _expected(alpha: float, gamma: int) -> float:
     if alpha == 1.0:
         return float(gamma + 1)
     # The closed form loses digits as α → 1; the finite sum does not and γ is small.
     return float(sum(alpha ** k for k in range(gamma + 1)))
 
 
+def _speedup(alpha: float, gamma: int, c: float) -> float:
+    return _expected(alpha, gamma) / (gamma * c + 1.0)
+
+
 def speedup(alpha: float, gamma: int, c: float) -> float:
     """Tokens per unit time with speculation over plain decoding."""
     _check(alpha, gamma, c)
-    return expected_tokens(alpha, gamma) / (gamma * c + 1.0)
+    return _speedup(alpha, gamma, c)
 
 
 def best_gamma(alpha: float, c: float, gamma_max: int = GAMMA_MAX) -> tuple[int, float]:
     """The γ in 1..gamma_max with the largest speed-up (the smallest such γ on a tie)."""
     _check(alpha, None, c)
-    best = max(range(1, gamma_max + 1), key=lambda g: (speedup(alpha, g, c), -g))
-    return best, speedup(alpha, best, c)
+    CHECKS["gamma_max"].check(gamma_max)
+    best = max(range(1, gamma_max + 1), key=lambda g: (_speedup(alpha, g, c), -g))
+    return best, _speedup(alpha, best, c)
 
 
 def best_gamma_edge(alpha: float, c: float, gamma_max: int = GAMMA_MAX) -> dict:
@@ -100,7 +111,9 @@ def break_even_alpha(gamma: int, c: float) -> float | None:
     lo, hi = 0.0, 1.0
     for _ in range(100):  # bisection to machine precision
         mid = (lo + hi) / 2
-        if expected_tokens(mid, gamma) < target:
+        if mid == lo or mid == hi:
+            break     # lo and hi are neighbouring floats: more halving changes neither
+        if _expected(mid, gamma) < target:
             lo = mid
         else:
             hi = mid

@@ -244,6 +244,20 @@ def test_plotly_served_locally_with_long_cache(client):
     assert r2.status_code == 304
 
 
+def test_plotly_comes_with_its_compile_hint_once(client, tmp_path):
+    # V8 compiles every function of plotly.js while it streams the file in (serving/vendor.py),
+    # instead of on the main thread: the hint must be the file's first line, and only once, also
+    # where a built package's copy already carries it.
+    from serving import vendor
+    hint = vendor.HINTS["plotly.min.js"]
+    body = client.get("/vendor/plotly.min.js").data
+    assert body.startswith(hint + b"/**") and body.count(hint) == 1
+    (tmp_path / vendor.VENDOR_DIR).mkdir()
+    (tmp_path / vendor.VENDOR_DIR / "plotly.min.js").write_bytes(body)
+    assert vendor.read("plotly.min.js", tmp_path) == body
+    assert vendor.HINTS.keys() <= set(vendor.NAMES)
+
+
 def test_every_vendored_file_is_served_and_nothing_else_under_node_modules(client):
     from serving import vendor
     for name in vendor.NAMES:

@@ -437,3 +437,34 @@ def test_the_draft_sections_lanes_name_the_bonus_and_the_replacement(client):
             assert f"“{step['bonus']}”" in lanes.split('<span class="lane-num">')[-1]
         if step["replacement"]:
             assert f"“{step['replacement']}”" in lanes
+
+
+# ---- one run per state, as long as the sections asked so far need --------------------------------
+
+@pytest.mark.parametrize("greedy", [False, True])
+def test_a_section_asked_alone_runs_only_as_far_as_it_shows(app, greedy):
+    """The tape alone (a control moved, a fresh seed) runs 40 tokens, not the 200 the α section
+    measures; once α has asked for 200, the tape is cut from that run. Either way its answer is
+    the same, in whichever order the sections were asked (Run.head is the shorter run)."""
+    from views.sections import speculative as S
+    seed = 918_273 + greedy              # a state no other test asks for
+    S._RUNS.clear()
+    alone = data(app, "tape", seed=seed, greedy=greedy)
+    held = [r for k, r in S._RUNS.runs.items() if k[-1] == seed]
+    assert [len(r.tokens) for r in held] == [S.PAGE_RUN_TOKENS]
+    data(app, "alpha", seed=seed, greedy=greedy)
+    held = [r for k, r in S._RUNS.runs.items() if k[-1] == seed]
+    assert [len(r.tokens) for r in held] == [S.ALPHA_RUN_TOKENS]
+    assert data(app, "tape", seed=seed, greedy=greedy) == alone
+    assert data(app, "bench", seed=seed, greedy=greedy) == data(app, "bench", seed=seed, greedy=greedy)
+    S._RUNS.clear()
+    assert data(app, "tape", seed=seed, greedy=greedy) == alone
+
+
+def test_the_runs_held_are_bounded(app):
+    from views.sections import speculative as S
+    S._RUNS.clear()
+    for seed in range(700_000, 700_000 + S._RUNS.size + 5):
+        data(app, "tape", seed=seed)
+    assert len(S._RUNS.runs) == S._RUNS.size
+    S._RUNS.clear()

@@ -5,6 +5,7 @@ and stopping serve.sh stops everything it started. Skipped without nginx (instal
 """
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
@@ -151,6 +152,8 @@ def test_static_and_vendored_files_come_from_nginx_itself(server):
     status, h, body = _get(port, "/vendor/plotly.min.js", "Accept-Encoding: gzip\r\n")
     assert status == 200 and h["content-encoding"] == "gzip" and h["content-type"] == "text/javascript"
     assert len(body) <= PLOTLY_BUDGET and "immutable" in h["cache-control"]
+    from serving import vendor
+    assert gzip.decompress(body).startswith(vendor.HINTS["plotly.min.js"])   # nginx's copy has it too
     # nginx's own ETag (mtime-size in hex), not the app's: no gunicorn thread sent it.
     assert re.fullmatch(r'"[0-9a-f]+-[0-9a-f]+"', h["etag"]), h["etag"]
     page = _get(port, "/en/specdec/")[2].decode()
@@ -210,6 +213,70 @@ def test_slow_uploads_hold_only_the_upload_places_and_are_cut_off(server):
     finally:
         for s in held:
             s.close()
+
+
+def test_a_trickling_upload_is_cut_off_and_a_steady_one_comes_through(server):
+    # Bytes every second keep every gap under the body time-out, so only a total time and a least
+    # rate (nginx's Lua module, deploy/nginx.py) give the upload's place back. Without the module
+    # serve.sh says so, and this test says why it cannot hold.
+    from deploy.nginx import UPLOAD_MIN_RATE, UPLOAD_RATE_GRACE_S, UPLOAD_TOTAL_S, lua_modules
+    if lua_modules() is None:
+        pytest.skip("this nginx has no Lua module (Debian's libnginx-mod-http-lua): uploads are "
+                    "bounded by their gaps only")
+    port, *_ = server
+    head = (b"POST /api/lab/text?lang=zh HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Language: zh\r\n"
+            b"Content-Type: text/plain\r\nContent-Length: 100000\r\n\r\n")
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+        s.sendall(head)
+        t0 = time.perf_counter()
+        answer = b""
+        try:
+            # 10 bytes a second: far below the least rate, never a gap the time-out would see.
+            for _ in range(int(UPLOAD_RATE_GRACE_S) + 20):
+                s.sendall(b"the cat . ")
+                time.sleep(1)
+                s.settimeout(0.01)
+                try:
+                    answer += s.recv(65536)
+                except socket.timeout:
+                    pass
+                s.settimeout(30)
+                if answer:
+                    break
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        # Answered while it was still trickling, before the total time (30 s) could be the cause.
+        cut_by_rate = bool(answer) or time.perf_counter() - t0 < UPLOAD_TOTAL_S
+        while True:
+            try:
+                b = s.recv(65536)
+            except (socket.timeout, ConnectionResetError):
+                break
+            if not b:
+                break
+            answer += b
+    assert cut_by_rate
+    head_part, _, body = answer.partition(b"\r\n\r\n")
+    status = int(head_part.split()[1])
+    h = dict(line.split(": ", 1) for line in head_part.decode("latin-1").split("\r\n")[1:])
+    err = _json_refusal(status, {k.lower(): v for k, v in h.items()}, body)
+    assert status == 408 and err["param"] == "text" and str(UPLOAD_MIN_RATE) in err["message"]
+    assert "文本" in err["message"], err          # in the reader's language
+    # A text that comes steadily, in pieces, larger than nginx's in-memory body buffer (256 kB),
+    # still reaches the app whole.
+    text = ("the cat sat on the mat . " * 12_000).encode()
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+        s.sendall(b"POST /api/lab/text?lang=en HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: text/plain\r\n"
+                  b"Content-Length: %d\r\nConnection: close\r\n\r\n" % (port, len(text)))
+        for i in range(0, len(text), 50_000):
+            s.sendall(text[i:i + 50_000])
+            time.sleep(0.05)
+        got = b""
+        while b := s.recv(65536):
+            got += b
+    head_part, _, body = got.partition(b"\r\n\r\n")
+    assert int(head_part.split()[1]) == 200, got[:300]
+    assert json.loads(body)["bytes"] == len(text), body[:300]
 
 
 def test_gunicorns_socket_is_private_and_forged_forwarded_headers_do_nothing(server):
@@ -328,3 +395,27 @@ def _tree(pid: int) -> list[int]:
         out.append(p)
         todo.extend(kids.get(p, []))
     return out
+
+
+def test_the_upload_gate_is_in_the_configuration_only_where_nginx_has_lua(tmp_path):
+    # Stock nginx (no Lua module) still gets a configuration it can load: no load_module lines,
+    # no Lua block, and the same refusal locations. `nginx -t` checks each one this nginx can.
+    import shutil
+    import subprocess
+    from deploy import nginx
+    plain = nginx.render("127.0.0.1:1", "unix:/nonexistent.sock", str(tmp_path), lua=None)
+    assert "load_module" not in plain and "access_by_lua" not in plain
+    assert "/_specdec/upload-too-slow" in plain
+    lua = nginx.lua_modules()
+    configs = {"plain": plain}
+    if lua is not None:
+        gated = nginx.render("127.0.0.1:1", "unix:/nonexistent.sock", str(tmp_path), lua=lua)
+        assert gated.count("load_module") == 2 and "access_by_lua_block" in gated
+        configs["gated"] = gated
+    if shutil.which("nginx"):
+        for name, text in configs.items():
+            conf = tmp_path / f"{name}.conf"
+            conf.write_text(text)
+            r = subprocess.run(["nginx", "-t", "-q", "-c", str(conf), "-e", "stderr"],
+                               capture_output=True, text=True, timeout=30)
+            assert r.returncode == 0, (name, r.stderr)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import decimal
 import math
 import re
+from functools import lru_cache
 from decimal import ROUND_HALF_UP, Decimal
 
 from babel.numbers import format_compact_decimal
@@ -67,6 +68,15 @@ def num(x, decimals: int = 0) -> str:
     """Locale-aware number with a fixed number of decimals: 13350.4|num(0) -> "13,350"."""
     if missing(x):
         return MISSING
+    locale = get_locale()
+    # The sign is part of the key: -0.0 == 0.0, but babel writes them apart.
+    return _num(str(locale) if locale is not None else "", x, math.copysign(1.0, x), int(decimals))
+
+
+# babel parses the pattern and reads the locale on every call (about 0.1 ms); a page writes the
+# same few figures many times over.
+@lru_cache(maxsize=4096)
+def _num(locale: str, x, _sign: float, decimals: int) -> str:
     with decimal.localcontext(_HALF_UP):
         return format_decimal(x, format=_pattern(decimals, _grouped(x, decimals)))
 
