@@ -13,6 +13,7 @@ each at its caps (views/sections/trees.py, sim/params.py). Budget tables are kep
 """
 from __future__ import annotations
 
+import random
 import statistics
 import sys
 import time
@@ -21,6 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app import create_app  # noqa: E402
+from bench.classroom import MOVES, move  # noqa: E402
 from corpus.text import LANGS  # noqa: E402
 from sim import tree  # noqa: E402
 from sim.ngram import load_models  # noqa: E402
@@ -117,8 +119,6 @@ def class_mix(reps: int = 5, per: int = 60) -> None:
     """``--class``: what each move of bench/classroom.py's students costs, as the server meets it:
     fresh seeds and values every time, gzip asked for, the render cache on (every answer is a
     miss and is stored). The least of ``reps`` runs of ``per`` requests, per move."""
-    import random
-    from bench.classroom import MOVES, move
     app = create_app({"RENDER_CACHE": True})
     client = app.test_client()
     rng = random.Random(7)
