@@ -450,10 +450,10 @@ def test_a_section_asked_alone_runs_only_as_far_as_it_shows(app, greedy):
     seed = 918_273 + greedy              # a state no other test asks for
     S._RUNS.clear()
     alone = data(app, "tape", seed=seed, greedy=greedy)
-    held = [r for k, r in S._RUNS.runs.items() if k[-1] == seed]
+    held = [r for k, r in S._RUNS.items() if k[-1] == seed]
     assert [len(r.tokens) for r in held] == [S.PAGE_RUN_TOKENS]
     data(app, "alpha", seed=seed, greedy=greedy)
-    held = [r for k, r in S._RUNS.runs.items() if k[-1] == seed]
+    held = [r for k, r in S._RUNS.items() if k[-1] == seed]
     assert [len(r.tokens) for r in held] == [S.ALPHA_RUN_TOKENS]
     assert data(app, "tape", seed=seed, greedy=greedy) == alone
     assert data(app, "bench", seed=seed, greedy=greedy) == data(app, "bench", seed=seed, greedy=greedy)
@@ -464,7 +464,7 @@ def test_a_section_asked_alone_runs_only_as_far_as_it_shows(app, greedy):
 def test_the_runs_held_are_bounded(app):
     from views.sections import speculative as S
     S._RUNS.clear()
-    for seed in range(700_000, 700_000 + S._RUNS.size + 5):
+    for seed in range(700_000, 700_000 + S._RUNS.maxsize + 5):
         data(app, "tape", seed=seed)
-    assert len(S._RUNS.runs) == S._RUNS.size
+    assert len(S._RUNS) == S._RUNS.maxsize
     S._RUNS.clear()

@@ -8,10 +8,10 @@ and the API show the same numbers for the same seed. Every section but 6 runs th
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from functools import lru_cache
 
 import numpy as np
+from cachetools import LRUCache
 
 from corpus.text import LANGUAGES
 from sim import examples, pair, roofline, theory
@@ -170,47 +170,32 @@ def tube_view(tubes: dict) -> list[dict]:
 
 # ---- one answer per section ----------------------------------------------------------------------
 
-class _Runs:
-    """The exact-rule run every speculative section shows part of, per state: the sections `draft`
-    to `rule` step through its first 40 tokens, the bench its first 60, the `alpha` section
-    measures α over all 200. ``Run.head`` gives what running a shorter length from the same seed
-    would, so one run serves every length up to its own; a section asked alone (a control moved,
-    a fresh seed) runs only as far as it shows, a fifth of the long run's CPU for the tape.
-    Bounded: a few states' worth, each at most 200 tokens of γ ≤ 16 (about 1 MB)."""
-
-    def __init__(self, size: int = 8):
-        self.size = size
-        self.runs: OrderedDict = OrderedDict()
-        self.lock = threading.Lock()
-
-    def get(self, lang: str, v: dict, tokens: int):
-        key = (lang, v["draft"], v["gamma"], v["greedy"], v["seed"])
-        with self.lock:
-            have = self.runs.get(key)
-            if have is not None:
-                self.runs.move_to_end(key)
-        if have is None or len(have.tokens) < tokens:
-            have = generate_run(lang, v["draft"], v["gamma"], v["greedy"], "exact", tokens, v["seed"])[0]
-            with self.lock:
-                old = self.runs.get(key)
-                if old is None or len(old.tokens) < len(have.tokens):
-                    self.runs[key] = have
-                self.runs.move_to_end(key)
-                while len(self.runs) > self.size:
-                    self.runs.popitem(last=False)
-        return have if len(have.tokens) == tokens else have.head(tokens)
-
-    def clear(self):
-        with self.lock:
-            self.runs.clear()
+# The exact-rule run every speculative section shows part of, per state: the sections `draft` to
+# `rule` step through its first 40 tokens, the bench its first 60, the `alpha` section measures α
+# over all 200. ``Run.head`` gives what running a shorter length from the same seed would, so one
+# run serves every length up to its own, and a section asked alone (a control moved, a fresh seed)
+# runs only as far as it shows: a fifth of the long run's CPU for the tape. A few states' worth,
+# each at most 200 tokens of γ ≤ 16 (about 1 MB).
+_RUNS: LRUCache = LRUCache(maxsize=8)
+_RUNS_LOCK = threading.Lock()
 
 
-_RUNS = _Runs()
+def _held_run(lang: str, v: dict, tokens: int):
+    key = (lang, v["draft"], v["gamma"], v["greedy"], v["seed"])
+    with _RUNS_LOCK:
+        have = _RUNS.get(key)
+    if have is None or len(have.tokens) < tokens:
+        have = generate_run(lang, v["draft"], v["gamma"], v["greedy"], "exact", tokens, v["seed"])[0]
+        with _RUNS_LOCK:
+            old = _RUNS.get(key)
+            if old is None or len(old.tokens) < len(have.tokens):
+                _RUNS[key] = have
+    return have if len(have.tokens) == tokens else have.head(tokens)
 
 
 def _run(lang: str, v: dict, tokens: int, trace: bool = True) -> dict:
     return run_json(lang, v["draft"], v["gamma"], v["greedy"], "exact", tokens, v["seed"],
-                    run=_RUNS.get(lang, v, tokens), trace=trace)
+                    run=_held_run(lang, v, tokens), trace=trace)
 
 
 OPENINGS = ("sure", "mixed", "refusal", "first")   # why the `draft` section opens where it does
