@@ -16,9 +16,11 @@ The budgets below are what tests/browser/test_pageweight.py holds the pages to: 
 measured in November 2026 (README, "Page weight") with about a quarter to a third of margin.
 
 Usage: python3 bench/pageweight.py            (prints a table; exit 1 if a page is over budget)
+       python3 bench/pageweight.py --plotly N (only plotly.js's long tasks, N loads at each width)
 """
 from __future__ import annotations
 
+import os
 import re
 import sys
 from pathlib import Path
@@ -167,10 +169,51 @@ def measure(base: str, paths: list[str], browser) -> dict:
     return results
 
 
+def plotly_tasks(base: str, browser, loads: int, path: str = "/embed/en/specdec/speedup/") -> list[dict]:
+    """``--plotly N``: the long tasks once plotly.js has arrived, on N fresh loads of a one-section
+    embed whose chart is at its top, at 1280 and 390 px: the task that evaluated the bundle and
+    the others (the first chart's drawing among them)."""
+    rows = []
+    for _ in range(loads):
+        for width in (1280, 390):
+            context = browser.new_context(viewport={"width": width, "height": 900})
+            page = context.new_page()
+            try:
+                page.add_init_script(LONG_TASKS_INIT)
+                page.add_init_script(PLOTLY_SET_INIT)
+                page.goto(base + path)
+                page.wait_for_selector("[data-lazy-chart=drawn] .main-svg", state="attached", timeout=60_000)
+                page.wait_for_timeout(500)
+                got = page.evaluate(PLOTLY_TASKS)
+            finally:
+                context.close()
+            rows.append({"width": width, "kib": got["transfer"] / KIB,
+                         "evaluation": [round(d) for _s, d in got["evaluation"]],
+                         "others": [round(d) for _s, d in got["others"]]})
+    return rows
+
+
 def main() -> int:
     from playwright.sync_api import sync_playwright
 
     from tests.conftest import LiveServer
+
+    if "--plotly" in sys.argv:
+        loads = int(sys.argv[sys.argv.index("--plotly") + 1])
+        with LiveServer(create_app({"RENDER_CACHE": True})) as srv, sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            try:
+                rows = plotly_tasks(srv.url, browser, loads)
+            finally:
+                browser.close()
+        print(f"long tasks (ms) once plotly.js arrived, /embed/en/specdec/speedup/, load average "
+              f"{os.getloadavg()[0]:.1f} after; a list is empty where no task passed 50 ms")
+        print(f"{'width':>5} {'plotly.js KiB':>13}  {'evaluation':<12} others")
+        for r in rows:
+            print(f"{r['width']:>5} {r['kib']:>13.1f}  {str(r['evaluation']):<12} {r['others']}")
+        longest = max((d for r in rows for d in r["evaluation"] + r["others"]), default=0)
+        print(f"longest task after plotly.js arrived: {longest} ms")
+        return 0
 
     paths = ([f"/embed/{lang}/specdec/" for lang in LANGS]
              + [f"/embed/{lang}/specdec/{a}/" for lang in LANGS for a in ANCHORS]
