@@ -169,9 +169,11 @@ LANGS = tuple(LANGUAGES)
 DEFAULT_LANG = LANGS[0]     # a request that names no language of ours, and text outside a request
 
 
-def switch_lang(lang: str) -> str:
-    """The language a page's switch offers: the next one in the record's order."""
-    return LANGS[(LANGS.index(lang) + 1) % len(LANGS)]
+def switch_langs(lang: str) -> tuple[str, ...]:
+    """The languages a page's switch offers: every other one, in the records' order from the
+    page's own (with two, the other one)."""
+    i = LANGS.index(lang)
+    return LANGS[i + 1:] + LANGS[:i]
 
 
 def tokenize(lang: str, text: str) -> list[str]:

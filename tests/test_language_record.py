@@ -111,3 +111,47 @@ def test_css_names_a_language_only_in_a_selector(path):
     # The record's punctuation is not written again in CSS.
     colons = {language.colon.strip() for language in LANGUAGES.values()} - {":"}
     assert not any(f'"{c}"' in text for c in colons), f"{path.name} writes a record's colon: read var(--colon)"
+
+
+# A third language, registered as one more record (French, reusing English's book, models and
+# typography, with no catalog of its own: its pages read in English), in a process of its own,
+# since the modules read the records when they are imported.
+THIRD = r"""
+import dataclasses, json, sys
+import corpus, corpus.text as t
+t.LANGUAGES["fr"] = dataclasses.replace(t.LANGUAGES["en"], code="fr", name="Français", html_lang="fr")
+t.LANGS = tuple(t.LANGUAGES)
+_load = corpus.load
+corpus.load = lambda lang, *a, **k: _load("en" if lang == "fr" else lang, *a, **k)
+from app import create_app
+from deploy import nginx
+c = create_app({"TESTING": True}).test_client()
+out = {}
+for path in ("/fr/specdec/", "/embed/fr/specdec/tape/", "/fr/specdec/teach/", "/en/specdec/",
+             "/api/section/tape?lang=fr&seed=3", "/api/theory?alpha=2"):
+    r = c.get(path, headers={"Accept-Language": "fr"})
+    out[path] = [r.status_code, r.get_data(as_text=True)]
+out["nginx"] = nginx.render("127.0.0.1:1", "unix:/x.sock", "/tmp", lua=None)
+json.dump(out, sys.stdout)
+"""
+
+
+def test_a_third_language_is_one_more_record():
+    import json
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-c", THIRD], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    got = json.loads(r.stdout)
+    for path in ("/fr/specdec/", "/embed/fr/specdec/tape/", "/fr/specdec/teach/"):
+        status, body = got[path]
+        assert status == 200 and '<html lang="fr"' in body, path
+        assert 'href="/en/specdec/' in body or "/en/specdec/" in body, path   # the switch to the others
+    # The page of another language offers the new one in its switch.
+    assert "/fr/specdec/" in got["/en/specdec/"][1] and "Français" in got["/en/specdec/"][1]
+    status, body = got["/api/section/tape?lang=fr&seed=3"]
+    assert status == 200 and json.loads(body)["data"]["lang"] == "fr"
+    status, body = got["/api/theory?alpha=2"]
+    assert status == 400 and json.loads(body)["error"]["param"] == "alpha"
+    # nginx's language maps carry it too (the URL's prefix, ?lang=, Accept-Language).
+    assert "~^/(embed/)?fr/ fr;" in got["nginx"] and " fr fr;" in got["nginx"]

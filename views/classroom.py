@@ -10,7 +10,7 @@ from __future__ import annotations
 from flask import Blueprint, abort, jsonify, render_template, request, url_for
 from flask_babel import gettext as _
 
-from corpus.text import switch_lang
+from corpus.text import switch_langs
 from serving import classes as C
 from sim import param
 from sim import params as P
@@ -140,14 +140,14 @@ def board(lang: str, code: str):
     query = {**param.query(state, P.PAGE), **param.query(show, P.SHOW)}
     link = url_for("plate.page", lang=lang, _external=True, **query)
     picked = chosen(show)
-    other = switch_lang(lang)
     html = render_template(
-        "plate/class.html", lang=lang, other_lang=other, code=code, link=link, picked=picked,
+        "plate/class.html", lang=lang, code=code, link=link, picked=picked,
         depth=state["depth"], qr=qr_svg(link, _("QR code of the class’s link")), state=state,
         state_json=state, params_json={"modules": ["classboard"], "params": {}, "units": {}, "sections": {}},
         i18n={"closed_done": _("The class is closed; its answers are gone."),
               "answers": _("Answers: %(n)s"), "reveal": _("Reveal the answer"),
               "hide": _("Hide the answer"), "closed": message("closed", code), "key": message("key", code)},
-        query={}, embed=False, switch_href=url_for("classroom.board", lang=other, code=code, **request.args),
+        query={}, embed=False, switches=[{"lang": other, "href": url_for("classroom.board", lang=other, code=code, **request.args)}
+                                       for other in switch_langs(lang)],
         all_sections=SECTIONS)
     return typeset(html, lang)

@@ -12,7 +12,7 @@ import os
 from flask import Blueprint, abort, current_app, has_request_context, render_template, request, url_for
 from flask_babel import gettext as _
 
-from corpus.text import LANGS, LANGUAGES, switch_lang
+from corpus.text import LANGS, LANGUAGES, switch_langs
 from sim import param
 from sim import params as P
 from views.choices import choice_labels, param_labels
@@ -56,7 +56,6 @@ def _context(lang: str, embed: bool, anchor: str | None = None) -> dict:
     # teacher has it shown (the sections, locked or hidden controls, paused, the projector).
     keep = show_query(show)
     shown = (BY_ANCHOR[anchor],) if anchor else chosen(show)
-    other = switch_lang(lang)
     flip = {k: v for k, v in keep.items() if k != "view"}
     if show["view"] != "projector":
         flip["view"] = "projector"
@@ -67,7 +66,6 @@ def _context(lang: str, embed: bool, anchor: str | None = None) -> dict:
         # The whole plate's snippet carries how the page is shown, not a class's code.
         "embed_query": {**query, **{k: v for k, v in keep.items() if k != "class"}},
         "lang": lang,
-        "other_lang": other,
         "state": state,
         "state_json": state,
         "params_json": shipped_params(),
@@ -81,8 +79,8 @@ def _context(lang: str, embed: bool, anchor: str | None = None) -> dict:
         "shown": shown,
         "embed": embed,
         "anchor": anchor,
-        "switch_href": url_for(request.endpoint, **{**(request.view_args or {}), "lang": other},
-                               **query, **keep),
+        "switches": [{"lang": other, "href": url_for(request.endpoint, **{**(request.view_args or {}), "lang": other},
+                                                       **query, **keep)} for other in switch_langs(lang)],
         "page_href": url_for("plate.page", lang=lang, **query, **keep),
     }
 

@@ -13,7 +13,7 @@ import segno
 from flask import Blueprint, Response, abort, render_template, request, url_for
 from flask_babel import gettext as _
 
-from corpus.text import switch_lang
+from corpus.text import switch_langs
 from sim import param
 from sim import params as P
 from views.choices import param_labels
@@ -116,16 +116,15 @@ def page(lang: str):
             "embed": url_for("plate.embed_section", lang=lesson_lang, anchor=s.anchor, _external=True,
                              **param.query(state, P.PAGE, reads(s)), **show_query(show, ("controls", "paused", "view"))),
         })
-    other = switch_lang(lang)
     html = render_template(
-        "plate/teach.html", lang=lang, other_lang=other, state=state, state_json=state,
+        "plate/teach.html", lang=lang, state=state, state_json=state,
         params_json={"params": {n: {**p.to_json(), "allowed": p.allowed(_)} for n, p in P.PAGE.items()},
                      "units": {}, "sections": {s.anchor: list(reads(s)) for s in SECTIONS}, "modules": ["teach"]},
         P=P, show=show, notices=notices, sections=sections, picked={s.anchor for s in picked},
         lesson_lang=lesson_lang, link=link, qr=qr_svg(link, _("QR code of the lesson’s link")),
         labels=show_labels(), teach_i18n=teach_i18n(), depth_allowed=P.DEPTH.allowed(_),
         show_names=_("; ").join(_("%(label)s (%(allowed)s)", label=n, allowed=p.allowed(_)) for n, p in P.SHOW.items()),
-        switch_href=url_for("teach.page", lang=other, **args),
+        switches=[{"lang": other, "href": url_for("teach.page", lang=other, **args)} for other in switch_langs(lang)],
         page_href=url_for("plate.page", lang=lang), query={}, embed=False)
     return typeset(html, lang)
 

@@ -146,17 +146,17 @@ function updateLinks() {
     const s = q.toString();
     vs.href = location.pathname + (s ? `?${s}` : "") + location.hash;
   }
-  const sw = document.getElementById("lang-switch");
-  if (!sw) return;
-  const url = new URL(sw.href, location.href);
-  url.search = location.search;
   const at = sectionForSwitch();
-  url.hash = at ? `#${at}` : location.hash;
-  sw.href = url.pathname + url.search + url.hash;
+  for (const sw of document.querySelectorAll("a.lang-switch")) {
+    const url = new URL(sw.href, location.href);
+    url.search = location.search;
+    url.hash = at ? `#${at}` : location.hash;
+    sw.href = url.pathname + url.search + url.hash;
+  }
 }
 window.addEventListener("hashchange", updateLinks);
-for (const ev of ["pointerdown", "focus", "mouseenter"]) {
-  document.getElementById("lang-switch")?.addEventListener(ev, updateLinks);
+for (const sw of document.querySelectorAll("a.lang-switch")) {
+  for (const ev of ["pointerdown", "focus", "mouseenter"]) sw.addEventListener(ev, updateLinks);
 }
 state.subscribe(updateLinks);
 
