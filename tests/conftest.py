@@ -11,18 +11,31 @@ import itertools
 import os
 import re
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 import threading
 from urllib.parse import urlsplit
 
 import pytest
-from flask import Flask
-from hypothesis import settings
-from jinja2 import BytecodeCache
-from werkzeug.serving import make_server
+from _pytest.assertion.rewrite import AssertionRewritingHook
 
-from app import create_app
+# pytest rewrites the asserts of every module of a distribution that brings a pytest plugin, so
+# all of hypothesis (96 modules; its plugin is in the same distribution) was parsed, rewritten
+# and compiled from source in every test process, about 1.6 s of CPU each: its asserts are its
+# own invariants, not our tests. Undone before hypothesis is first imported (just below); our
+# tests' asserts are rewritten as before.
+for _hook in sys.meta_path:
+    if isinstance(_hook, AssertionRewritingHook) and "hypothesis" not in sys.modules:
+        getattr(_hook, "_must_rewrite", set()).discard("hypothesis")
+        getattr(_hook, "_marked_for_rewrite_cache", {}).clear()
+
+from flask import Flask  # noqa: E402
+from hypothesis import settings  # noqa: E402
+from jinja2 import BytecodeCache  # noqa: E402
+from werkzeug.serving import make_server  # noqa: E402
+
+from app import create_app  # noqa: E402
 
 # Hypothesis times each example against a wall-clock deadline (200 ms by default); on a busy shared
 # machine a slow moment is not a bug, and it failed test_params' range properties at a load of 18.
