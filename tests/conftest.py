@@ -21,7 +21,7 @@ import pytest
 from _pytest.assertion.rewrite import AssertionRewritingHook
 
 # pytest rewrites the asserts of every module of a distribution that brings a pytest plugin, so
-# all of hypothesis (96 modules; its plugin is in the same distribution) was parsed, rewritten
+# all of hypothesis (some 90 modules; its plugin is in the same distribution) was parsed, rewritten
 # and compiled from source in every test process, about 1.6 s of CPU each: its asserts are its
 # own invariants, not our tests. Undone before hypothesis is first imported (just below); our
 # tests' asserts are rewritten as before.
@@ -92,7 +92,7 @@ class _SharedTemplates(BytecodeCache):
     """Jinja's compiled templates, kept for every app this test process creates. Each Flask app
     has its own Jinja environment, so each new app compiled the plate's 67 templates again on
     its first page: about 2.5 s of CPU each time (measured on 2 December 2026), and the suite
-    creates dozens of apps (test_headers, test_caching, test_origin, test_textstore, ...). The
+    creates some 25 apps (test_headers, test_caching, test_origin, test_textstore, ...). The
     key is Jinja's own (template name and file) with the environment's settings that change the
     compiled code; Jinja checks the source's checksum on every load, so an edited template is
     compiled afresh. Servers started by the tests (serve.sh) compile their own."""
