@@ -6,19 +6,36 @@ collected, so a test can assert that the page stayed on its own origin and logge
 """
 from __future__ import annotations
 
+import functools
+import itertools
 import os
 import re
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 import threading
 from urllib.parse import urlsplit
 
 import pytest
-from hypothesis import settings
-from werkzeug.serving import make_server
+from _pytest.assertion.rewrite import AssertionRewritingHook
 
-from app import create_app
+# pytest rewrites the asserts of every module of a distribution that brings a pytest plugin, so
+# all of hypothesis (some 90 modules; its plugin is in the same distribution) was parsed, rewritten
+# and compiled from source in every test process, about 1.6 s of CPU each: its asserts are its
+# own invariants, not our tests. Undone before hypothesis is first imported (just below); our
+# tests' asserts are rewritten as before.
+for _hook in sys.meta_path:
+    if isinstance(_hook, AssertionRewritingHook) and "hypothesis" not in sys.modules:
+        getattr(_hook, "_must_rewrite", set()).discard("hypothesis")
+        getattr(_hook, "_marked_for_rewrite_cache", {}).clear()
+
+from flask import Flask  # noqa: E402
+from hypothesis import settings  # noqa: E402
+from jinja2 import BytecodeCache  # noqa: E402
+from werkzeug.serving import make_server  # noqa: E402
+
+from app import create_app  # noqa: E402
 
 # Hypothesis times each example against a wall-clock deadline (200 ms by default); on a busy shared
 # machine a slow moment is not a bug, and it failed test_params' range properties at a load of 18.
@@ -39,11 +56,68 @@ os.environ.pop("SPECDEC_REDIS_URL", None)
 def pytest_sessionfinish(session, exitstatus):
     shutil.rmtree(SESSION_DIR, ignore_errors=True)
 
+
+BROWSER_DIR = Path(__file__).resolve().parent / "browser"
+
+
+def pytest_ignore_collect(collection_path, config):
+    """tests/browser/ is not even imported when -m leaves out every browser test (the fast loop's
+    `-m "not browser and not slow"`): importing its 26 modules and rewriting their asserts cost
+    each xdist worker about 2 s of CPU, for tests deselected right after. Every module there is
+    marked browser as a whole (tests/test_suite.py checks it), so the expression is asked with
+    browser true and every other name it holds both ways: the folder is skipped only if no test
+    in it could match."""
+    if collection_path.name != "browser" or collection_path.resolve() != BROWSER_DIR:
+        return None
+    expr = config.getoption("markexpr") or ""
+    if not expr or "=" in expr:      # no -m, or marks with arguments: collect as usual
+        return None
+    from _pytest.mark.expression import Expression
+    compiled = Expression.compile(expr)
+    others = sorted(set(re.findall(r"[\w.:+-]+", expr)) - {"and", "or", "not", "browser"})
+    for values in itertools.product((False, True), repeat=len(others)):
+        truth = {"browser": True, **dict(zip(others, values))}
+        if compiled.evaluate(lambda name, **_kw: truth.get(name, False)):
+            return None
+    return True
+
 CHROMIUM = "/usr/bin/chromium"
 # No WebGL: the bench's machine then shows its 2D diagram, as without WebGL; its own tests
 # (tests/browser/test_machine.py) launch Chromium with software WebGL. Drawing it in every other
 # browser test cost each of them seconds of CPU on software WebGL.
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-3d-apis", "--disable-background-networking"]
+
+
+class _SharedTemplates(BytecodeCache):
+    """Jinja's compiled templates, kept for every app this test process creates. Each Flask app
+    has its own Jinja environment, so each new app compiled the plate's 67 templates again on
+    its first page: about 2.5 s of CPU each time (measured on 2 December 2026), and the suite
+    creates some 25 apps (test_headers, test_caching, test_origin, test_textstore, ...). The
+    key is Jinja's own (template name and file) with the environment's settings that change the
+    compiled code; Jinja checks the source's checksum on every load, so an edited template is
+    compiled afresh. Servers started by the tests (serve.sh) compile their own."""
+
+    def __init__(self):
+        self.code: dict[tuple, bytes] = {}
+
+    @staticmethod
+    def _key(bucket) -> tuple:
+        env = bucket.environment
+        return (bucket.key, tuple(sorted(env.extensions)), repr(env.autoescape), env.trim_blocks,
+                env.lstrip_blocks, env.block_start_string, env.variable_start_string,
+                env.comment_start_string, env.line_statement_prefix, env.line_comment_prefix,
+                env.newline_sequence, env.keep_trailing_newline, env.optimized, repr(env.finalize))
+
+    def load_bytecode(self, bucket) -> None:
+        code = self.code.get(self._key(bucket))
+        if code is not None:
+            bucket.bytecode_from_string(code)   # ignored if the source's checksum differs
+
+    def dump_bytecode(self, bucket) -> None:
+        self.code[self._key(bucket)] = bucket.bytecode_to_string()
+
+
+Flask.jinja_options = {**Flask.jinja_options, "bytecode_cache": _SharedTemplates()}
 
 
 @pytest.fixture(scope="session")
@@ -54,6 +128,23 @@ def app():
 @pytest.fixture()
 def client(app):
     return app.test_client()
+
+
+@pytest.fixture(scope="session")
+def page_html(app):
+    """page_html(url): the HTML of a GET of url (status 200 asserted), rendered once per test
+    process. For tests that only read a page: a whole plate costs about 0.2 s of CPU to render
+    (docs/performance.md), the render cache is off under TESTING, and the same URLs are read by
+    many tests. A test that breaks a section, counts renders or checks headers still asks
+    `client` for a fresh answer."""
+    client = app.test_client()
+
+    @functools.cache
+    def get(url: str) -> str:
+        resp = client.get(url)
+        assert resp.status_code == 200, (url, resp.status_code)
+        return resp.get_data(as_text=True)
+    return get
 
 
 class LiveServer:

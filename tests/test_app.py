@@ -47,8 +47,8 @@ def test_page_has_every_section_in_order(client, lang):
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_page_frame(client, lang):
-    html = client.get(f"/{lang}/specdec/").get_data(as_text=True)
+def test_page_frame(page_html, lang):
+    html = page_html(f"/{lang}/specdec/")
     want_lang = "zh-CN" if lang == "zh" else "en"
     colon = '"："' if lang == "zh" else '": "'
     assert f"<html lang=\"{want_lang}\" data-lang=\"{lang}\" style='--colon: {colon}'>" in html
@@ -71,8 +71,8 @@ def test_page_frame(client, lang):
         "http://localhost", "")  # no foreign resources, only outbound links
 
 
-def test_language_switch_keeps_query(client):
-    html = client.get("/en/specdec/?gamma=6&draft=unigram").get_data(as_text=True)
+def test_language_switch_keeps_query(page_html):
+    html = page_html("/en/specdec/?gamma=6&draft=unigram")
     m = re.search(r'id="lang-switch"[^>]*href="([^"]+)"', html, re.S)
     assert m
     href = m.group(1).replace("&amp;", "&")
@@ -80,8 +80,8 @@ def test_language_switch_keeps_query(client):
     assert "gamma=6" in href and "draft=unigram" in href
 
 
-def test_faq_links_point_at_sections(client):
-    html = client.get("/en/specdec/").get_data(as_text=True)
+def test_faq_links_point_at_sections(page_html):
+    html = page_html("/en/specdec/")
     faq = html.split('id="faq"', 1)[1].split("</section>", 1)[0]
     targets = set(re.findall(r'href="#([a-z]+)"', faq))
     assert targets and targets <= set(ANCHORS)
@@ -98,8 +98,8 @@ def test_bad_page_params_show_defaults_and_a_notice(client):
     assert '"gamma": 4' in state and '"draft": "trigram"' in state
 
 
-def test_good_page_has_no_notice(client):
-    html = client.get("/en/specdec/?gamma=2&greedy=1").get_data(as_text=True)
+def test_good_page_has_no_notice(page_html):
+    html = page_html("/en/specdec/?gamma=2&greedy=1")
     assert 'class="notice"' not in html
     assert '"greedy": true' in html
 
@@ -171,11 +171,12 @@ def _widget_html(html: str, anchor: str) -> str:
 
 
 @pytest.mark.parametrize("anchor", ANCHORS)
-def test_section_embed_shows_the_same_numbers_as_the_page(client, anchor):
+def test_section_embed_shows_the_same_numbers_as_the_page(client, page_html, anchor):
     # A one-section embed computes only the numbers its section needs (views.plate.NEEDS); what it
-    # draws must still be exactly what the page draws for the same URL state.
+    # draws must still be exactly what the page draws for the same URL state. (The page is
+    # rendered once for every anchor: conftest.page_html.)
     query = "?seed=5&gamma=3&batch=128"
-    page = client.get(f"/en/specdec/{query}").get_data(as_text=True)
+    page = page_html(f"/en/specdec/{query}")
     embed = client.get(f"/embed/en/specdec/{anchor}/{query}").get_data(as_text=True)
     # Links legitimately differ (an embed's links lead out to the page, in the top frame).
     links = re.compile(r'\s(href="[^"]*"|target="_top"|rel="noopener")')
@@ -193,8 +194,8 @@ def _without_fold_prose(html: str) -> str:
     return re.sub(r">\s+<", "><", str(soup))
 
 
-def test_embed_dialog_links(client):
-    html = client.get("/en/specdec/?gamma=3").get_data(as_text=True)
+def test_embed_dialog_links(page_html):
+    html = page_html("/en/specdec/?gamma=3")
     links = re.findall(r'class="embed-link[^"]*" data-widget="embed"[^>]*href="([^"]+)"', html, re.S)
     # one per section plus one for the whole plate; each carries γ only if its section reads it
     assert len(links) == len(SECTIONS) + 1

@@ -16,6 +16,10 @@ import pytest
 
 from views.sections import ANCHORS
 
+# The Chinese pages that test_i18n, test_glossary and test_depths all read are rendered once per
+# test process (conftest.page_html); on one worker, they are rendered once in all.
+pytestmark = pytest.mark.xdist_group("zh-pages")
+
 ROOT = Path(__file__).resolve().parents[1]
 
 DEPTHS = ("story", "picture", "frontier")
@@ -46,16 +50,14 @@ def note(section_html: str, kind: str) -> re.Match:
 
 
 @pytest.fixture(scope="module")
-def pages(app):
-    client = app.test_client()
+def pages(page_html):
+    # Rendered once per test process (conftest.page_html): test_i18n and test_glossary read the
+    # same Chinese pages, and the three files run on one worker (xdist_group "zh-pages").
     out = {}
     for lang in LANGS:
         for depth in DEPTHS:
-            r = client.get(f"/{lang}/specdec/?depth={depth}")
-            assert r.status_code == 200
-            out[lang, depth] = r.get_data(as_text=True)
-        r = client.get(f"/{lang}/specdec/")
-        out[lang, None] = r.get_data(as_text=True)
+            out[lang, depth] = page_html(f"/{lang}/specdec/?depth={depth}")
+        out[lang, None] = page_html(f"/{lang}/specdec/")
     return out
 
 

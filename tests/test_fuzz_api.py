@@ -136,7 +136,9 @@ def test_api_never_fails_on_bad_input(client, route, pairs):
 
 
 @pytest.mark.parametrize("route", sorted(SPECS))
-@settings(max_examples=EXAMPLES // 2, deadline=None, suppress_health_check=list(HealthCheck))
+# A quarter of EXAMPLES: raw strings are mostly not a parameter at all, so they test the query
+# parser every route shares (33 routes × 25 = 825 strings through it), not the route.
+@settings(max_examples=EXAMPLES // 4, deadline=None, suppress_health_check=list(HealthCheck))
 @given(raw=st.one_of(
     st.binary(max_size=300),
     st.lists(st.sampled_from(["%", "%f", "%ff", "%fe%ff", "%c3%28", "%ed%a0%80", "&", "=", "==",

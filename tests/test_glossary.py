@@ -14,6 +14,10 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 
+# The Chinese pages that test_i18n, test_glossary and test_depths all read are rendered once per
+# test process (conftest.page_html); on one worker, they are rendered once in all.
+pytestmark = pytest.mark.xdist_group("zh-pages")
+
 ROOT = Path(__file__).resolve().parents[1]
 PO = ROOT / "translations" / "zh" / "LC_MESSAGES" / "messages.po"
 GLOSSARY = ROOT / "translations" / "zh" / "GLOSSARY.md"
@@ -157,14 +161,12 @@ def _page_text(html: str, fields: bool = True) -> str:
 
 
 @pytest.fixture(scope="module")
-def rendered(app):
-    client = app.test_client()
+def rendered(page_html):
+    # The pages test_i18n reads too, rendered once per test process (conftest.page_html).
     out = {}
     for url in RENDERED:
-        resp = client.get(url)
-        assert resp.status_code == 200, url
         r = _Reader()
-        html = resp.get_data(as_text=True)
+        html = page_html(url)
         r.feed(html)
         out[url] = (html, _page_text(html) + "\n" + "\n".join(r.texts))
     return out

@@ -29,6 +29,10 @@ from babel.messages.pofile import read_po
 
 from views.sections import ANCHORS
 
+# The Chinese pages that test_i18n, test_glossary and test_depths all read are rendered once per
+# test process (conftest.page_html); on one worker, they are rendered once in all.
+pytestmark = pytest.mark.xdist_group("zh-pages")
+
 ROOT = Path(__file__).resolve().parents[1]
 PO = ROOT / "translations" / "zh" / "LC_MESSAGES" / "messages.po"
 
@@ -219,17 +223,16 @@ def english_runs(texts) -> list[str]:
     return runs
 
 
-def _read(client, url, **headers) -> _Reader:
-    resp = client.get(url, headers=headers)
-    assert resp.status_code == 200, url
+def _read(page_html, url) -> _Reader:
+    """What a reader meets on the page at url (rendered once per test process: conftest.page_html)."""
     r = _Reader()
-    r.feed(resp.get_data(as_text=True))
+    r.feed(page_html(url))
     return r
 
 
-def test_detector_catches_english(client):
+def test_detector_catches_english(page_html):
     """The English page must trip the detector, or the Chinese checks below prove nothing."""
-    r = _read(client, "/en/specdec/")
+    r = _read(page_html, "/en/specdec/")
     assert len(english_runs(r.texts)) > 100
     assert not english_runs(["在“%(easy)s”之后 GPU 与 KV 缓存", "LLaMA2-Chat 70B 上 MT-bench"])
 
@@ -243,15 +246,15 @@ ZH_URLS = (["/zh/specdec/", "/embed/zh/specdec/"]
 
 
 @pytest.mark.parametrize("url", ZH_URLS)
-def test_chinese_page_has_no_english_sentence(client, url):
-    r = _read(client, url)
+def test_chinese_page_has_no_english_sentence(page_html, url):
+    r = _read(page_html, url)
     runs = english_runs(r.texts)
     assert not runs, f"English on {url}: {runs[:8]}"
 
 
 @pytest.mark.parametrize("url", ["/zh/specdec/", "/embed/zh/specdec/bench/"])
-def test_chinese_page_lang_and_title(client, url):
-    html = client.get(url).get_data(as_text=True)
+def test_chinese_page_lang_and_title(page_html, url):
+    html = page_html(url)
     assert re.search(r'<html lang="zh-CN"', html)
     title = re.search(r"<title>(.*?)</title>", html, re.S).group(1)
     assert "推测解码" in title
@@ -259,9 +262,9 @@ def test_chinese_page_lang_and_title(client, url):
 
 @pytest.mark.parametrize("path", ["/zh/specdec/", "/embed/zh/specdec/"]
                          + [f"/embed/zh/specdec/{a}/" for a in ANCHORS])
-def test_script_strings_have_the_same_keys_in_both_languages(client, path):
-    zh = _read(client, path)
-    en = _read(client, path.replace("/zh/", "/en/"))
+def test_script_strings_have_the_same_keys_in_both_languages(page_html, path):
+    zh = _read(page_html, path)
+    en = _read(page_html, path.replace("/zh/", "/en/"))
     assert set(zh.page_i18n) == set(en.page_i18n)
     assert list(zh.i18n) == list(en.i18n), "the same widgets, in the same order"
     for name in en.i18n:
@@ -272,10 +275,10 @@ def test_script_strings_have_the_same_keys_in_both_languages(client, path):
                 assert Counter(PLACEHOLDER.findall(en_s)) == Counter(PLACEHOLDER.findall(zh_s)), (name, key)
 
 
-def test_chinese_examples_come_from_the_chinese_data(client):
+def test_chinese_examples_come_from_the_chinese_data(page_html):
     """Sections 6 and 7 show contexts chosen by sim.examples from the Chinese counts."""
     from sim import examples
-    html = client.get("/zh/specdec/").get_data(as_text=True)
+    html = page_html("/zh/specdec/")
     ctx = "".join(examples.tubes_context("zh"))
     assert re.search(r"[\u4e00-\u9fff]", ctx)
     assert ctx in html

@@ -13,61 +13,60 @@ from views.sections import ANCHORS, BY_ANCHOR, SECTIONS
 LANGS = ("en", "zh")
 
 
-def page(client, lang="en", query=""):
-    r = client.get(f"/{lang}/specdec/{query}")
-    assert r.status_code == 200
-    return r.get_data(as_text=True)
+def page(page_html, lang="en", query=""):
+    # Rendered once per test process and URL (conftest.page_html): these tests only read it.
+    return page_html(f"/{lang}/specdec/{query}")
 
 
 def folds(html):
     return dict(re.findall(r'<details class="further[^"]*" id="([\w-]+)" data-further="[\w-]+"( open)?>', html))
 
 
-def test_inside_the_reader_follows_the_batch_and_numbers_follow_the_registry(client):
+def test_inside_the_reader_follows_the_batch_and_numbers_follow_the_registry(page_html):
     assert [s.anchor for s in SECTIONS][:4] == ["onebyone", "batch", "reader", "draft"]
     assert [s.num for s in SECTIONS] == list(range(1, len(SECTIONS) + 1))
-    html = page(client)
+    html = page(page_html)
     order = re.findall(r'<section id="(\w+)" class="plate-section"', html)
     assert order == list(ANCHORS)
     # The back matter's links name sections by the registry's numbers, not by written ones.
     assert f"See section {BY_ANCHOR['draft'].num}, “Let a small model guess”" in html
-    assert f"第 {BY_ANCHOR['idle'].num} 节" in page(client, "zh")
+    assert f"第 {BY_ANCHOR['idle'].num} 节" in page(page_html, "zh")
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_folds_are_closed_by_default_and_open_at_the_frontier(client, lang):
-    closed = folds(page(client, lang))
+def test_folds_are_closed_by_default_and_open_at_the_frontier(page_html, lang):
+    closed = folds(page(page_html, lang))
     assert {"trees-budget", "trees-tubes", "onebyone-measured", "idle-more", "back-more"} <= set(closed)
     assert not any(closed.values())
-    assert all(folds(page(client, lang, "?depth=frontier")).values())
-    some = folds(page(client, lang, "?more=trees-budget,idle-more"))
+    assert all(folds(page(page_html, lang, "?depth=frontier")).values())
+    some = folds(page(page_html, lang, "?more=trees-budget,idle-more"))
     assert {k for k, v in some.items() if v} == {"idle-more", "trees-budget"}
 
 
-def test_every_section_but_the_static_and_the_bench_has_its_fold(client):
-    html = page(client)
+def test_every_section_but_the_static_and_the_bench_has_its_fold(page_html):
+    html = page(page_html)
     have = {f.split("-")[0] for f in folds(html)}
     # The parts diagram and the bench (sections 13 and 14) are the bench engineer's.
     assert have >= set(ANCHORS) - {"parts", "bench"}
 
 
-def test_more_is_declared_and_a_bad_value_is_refused_in_words(client):
+def test_more_is_declared_and_a_bad_value_is_refused_in_words(page_html):
     assert "more" in P.PAGE and P.PAGE["more"].sections == ()
-    html = page(client, "en", "?more=Not%20a%20fold!")
+    html = page(page_html, "en", "?more=Not%20a%20fold!")
     assert "more" in html and "notice" in html
     assert not any(folds(html).values())
 
 
-def test_a_folds_prose_follows_the_state(client):
+def test_a_folds_prose_follows_the_state(page_html, client):
     """The prose moved into a fold is a live block: the section's answer renders it again."""
     r = client.get("/api/section/draft?lang=en&gamma=7").get_json()
     assert "more" in r["html"] and "γ = " in r["html"]["more"] and ">7<" in r["html"]["more"]
-    assert 'data-live="more"' in page(client)
+    assert 'data-live="more"' in page(page_html)
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_every_prediction_offers_not_sure_and_waits_for_a_choice(client, lang):
-    html = page(client, lang)
+def test_every_prediction_offers_not_sure_and_waits_for_a_choice(page_html, lang):
+    html = page(page_html, lang)
     blocks = re.findall(r'<div class="predict[^"]*"[^>]*data-predict="([\w-]+)">(.*?)</details>', html, re.S)
     assert len(blocks) == 2 * len(ANCHORS)
     for key, block in blocks:
@@ -75,8 +74,8 @@ def test_every_prediction_offers_not_sure_and_waits_for_a_choice(client, lang):
         assert 'class="predict__hint"' in block and 'class="predict__yours"' in block, key
 
 
-def test_the_numeric_questions_ask_for_a_guess_and_carry_the_true_number(client):
-    html = page(client)
+def test_the_numeric_questions_ask_for_a_guess_and_carry_the_true_number(page_html):
+    html = page(page_html)
     for anchor in ("alpha", "tape", "speedup", "idle"):
         sec = re.search(rf'<section id="{anchor}".*?</section>', html, re.S).group(0)
         assert 'class="predict__guess-range"' in sec, anchor
@@ -84,9 +83,9 @@ def test_the_numeric_questions_ask_for_a_guess_and_carry_the_true_number(client)
         assert truth and float(truth.group(1)) > 0, anchor
 
 
-def test_gamma_is_a_range_input_with_a_typed_box_wherever_it_is_set(client):
+def test_gamma_is_a_range_input_with_a_typed_box_wherever_it_is_set(page_html):
     assert P.PAGE["gamma"].lo == 1 and P.PAGE["gamma"].hi == 16
-    html = page(client)
+    html = page(page_html)
     for anchor in ANCHORS:
         sec = re.search(rf'<section id="{anchor}".*?</section>', html, re.S).group(0)
         controls = re.findall(r'<(input|select)\b[^>]*data-param="gamma"[^>]*>', sec)
@@ -97,8 +96,8 @@ def test_gamma_is_a_range_input_with_a_typed_box_wherever_it_is_set(client):
         assert "select" not in controls, anchor
 
 
-def test_the_parts_are_named_before_section_1(client):
-    html = page(client)
+def test_the_parts_are_named_before_section_1(page_html):
+    html = page(page_html)
     intro = html.index('class="intro-parts"')
     assert intro < html.index('<section id="onebyone"')
     fig = html[intro:html.index("</figure>", intro)]

@@ -119,9 +119,9 @@ def test_the_buttons_draw_counters_leave_every_other_section_alone(app):
     assert answer_of(app, "exact", draw=0)["tube_cols"] == base["tube_cols"]   # 0: the seed alone
 
 
-def test_bench_presets_fit_and_set_what_they_depend_on(app, client):
+def test_bench_presets_fit_and_set_what_they_depend_on(page_html, app):
     import json
-    html = client.get("/en/specdec/").get_data(as_text=True)
+    html = page_html("/en/specdec/")
     presets = [json.loads(unescape(p)) for p in re.findall(r"data-preset='(\{.*?\})'", html)]
     assert len(presets) == 4
     for p in presets:

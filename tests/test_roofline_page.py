@@ -20,10 +20,10 @@ def _state(**values):
     return {**DEFAULTS, **values}
 
 
-def _page(client, query="", lang="en"):
-    r = client.get(f"/{lang}/specdec/?{query}")
-    assert r.status_code == 200
-    return r.get_data(as_text=True)
+def _page(page_html, query="", lang="en"):
+    # Rendered once per test process and URL (conftest.page_html): these tests only read the
+    # page, and a third of them read it at its defaults.
+    return page_html(f"/{lang}/specdec/?{query}" if query else f"/{lang}/specdec/")
 
 
 def _balanced(fragment: str, start: re.Match) -> str:
@@ -75,15 +75,15 @@ def _api(client, unit, query="", lang="en"):
 
 # ---- memory capacity ----------------------------------------------------------------------------
 
-def test_every_gpu_preset_shows_its_memory(client):
-    sec = _section(_page(client), "onebyone")
+def test_every_gpu_preset_shows_its_memory(page_html):
+    sec = _section(_page(page_html), "onebyone")
     for i, g in enumerate(roofline.GPUS.values()):
         # The datasheet's GB: 80, 80, 141, 180, 192.
         assert _fields(sec, f"presets.{i}.memory_gb") == [f"{g.memory / 1e9:.0f}"]
     # The GPU pickers name each preset with its memory, everywhere they appear.
-    page = _page(client)
+    page = _page(page_html)
     assert page.count(">NVIDIA H200 SXM · 141 GB<") >= 3 and ">AMD Instinct MI300X · 192 GB<" in page
-    zh = _page(client, lang="zh")
+    zh = _page(page_html, lang="zh")
     # (In Chinese a number keeps its unit on the line: a no-break space, views/format.py.)
     assert ">NVIDIA H200 SXM · 显存 141\u00a0GB<" in zh
 
@@ -91,8 +91,8 @@ def test_every_gpu_preset_shows_its_memory(client):
 @pytest.mark.parametrize("lang, overflow, split", [
     ("en", "more than the 80 GB an NVIDIA H100 SXM holds", "split over 2 of them"),
     ("zh", "超过了一块 NVIDIA H100 SXM 的 80 GB 显存", "拆到 2 块上")])
-def test_70b_on_one_h100_no_longer_reads_as_if_it_fit(client, lang, overflow, split):
-    sec = _section(_page(client, "model=llama-3.1-70b", lang), "onebyone")
+def test_70b_on_one_h100_no_longer_reads_as_if_it_fit(page_html, lang, overflow, split):
+    sec = _section(_page(page_html, "model=llama-3.1-70b", lang), "onebyone")
     prose = _text(_live(sec, "prose"))
     # 141.1 GB of weights in an 80 GB GPU: the page says so, and quotes the speed of the two GPUs
     # the weights need (141.1e9 / (2 × 3.35e12) = 21.06 ms, 47.5 tokens/s), never 24 tokens/s.
@@ -107,10 +107,10 @@ def test_70b_on_one_h100_no_longer_reads_as_if_it_fit(client, lang, overflow, sp
     assert presets.count("need 2 GPUs" if lang == "en" else "需要 2 块") == 3
 
 
-def test_streams_that_do_not_fit_are_said_to(client):
+def test_streams_that_do_not_fit_are_said_to(page_html):
     # 64 streams of 4,096 tokens of the 70B: 141.1 + 85.9 = 227.0 GB; on the two H100s its weights
     # need (160 GB) at most 18.9e9 // (4,096 × 327,680 B) = 14 fit; four GPUs would hold them.
-    sec = _section(_page(client, "model=llama-3.1-70b"), "batch")
+    sec = _section(_page(page_html, "model=llama-3.1-70b"), "batch")
     prose = _reads(sec)
     assert "these streams do not fit" in prose and "227.0 GB" in prose and "160 GB" in prose
     assert "at most 14 streams fit" in prose and "Split over 4 GPUs by tensor parallelism" in prose
@@ -119,12 +119,12 @@ def test_streams_that_do_not_fit_are_said_to(client):
     assert 'class="is-over"' in readouts and "does not fit" in _text(readouts)
     # Beyond what tensor parallelism splits evenly (8 key/value heads): 1,024 streams of 128K
     # tokens of the 8B would need 1,024 × 17.18 GB = 17,608 GB, 221 GPUs of 80 GB.
-    prose = _reads(_section(_page(client, "batch=1024&ctx=131072"), "batch"))
+    prose = _reads(_section(_page(page_html, "batch=1024&ctx=131072"), "batch"))
     assert "They would need 221 GPUs, more than tensor parallelism alone splits this model over" in prose
 
 
-def test_curves_end_where_the_streams_stop_fitting_without_scripts(client):
-    page = _page(client)
+def test_curves_end_where_the_streams_stop_fitting_without_scripts(page_html):
+    page = _page(page_html)
     for anchor in ("batch", "idle"):
         table = _text(_live(_section(page, anchor), "chart_table"))
         # 119 streams of 4,096 tokens fit an H100 beside the 8B's weights: a row at the limit,
@@ -138,8 +138,8 @@ def test_curves_end_where_the_streams_stop_fitting_without_scripts(client):
     assert a["idle"]["curve"]["n_fit"] == 13 and a["idle"]["curve"]["max_batch"] == 119
 
 
-def test_leave_out_names_only_what_is_still_left_out(client):
-    page = _page(client)
+def test_leave_out_names_only_what_is_still_left_out(page_html):
+    page = _page(page_html)
     i = page.index('id="leaveout"')
     leave = _text(page[i:page.index("</section>", i)])
     assert "Memory is checked" in leave
@@ -149,8 +149,8 @@ def test_leave_out_names_only_what_is_still_left_out(client):
 # ---- beside reality -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_published_measurements_beside_the_ideal_without_scripts(client, lang):
-    page = _page(client, lang=lang)
+def test_published_measurements_beside_the_ideal_without_scripts(page_html, lang):
+    page = _page(page_html, lang=lang)
     one = _section(page, "onebyone")
     reality = _live(one, "reality")
     # The ideal (208.6) and the three SGLang figures measured on an H100 with Llama 3.1 8B.
@@ -171,7 +171,7 @@ def test_published_measurements_beside_the_ideal_without_scripts(client, lang):
     assert ("1.4× slower" in idle and "1.8× slower" in idle) if lang == "en" else ("1/1.4" in idle)
 
 
-def test_engine_efficiency_reaches_every_section_that_reads_it(client, app):
+def test_engine_efficiency_reaches_every_section_that_reads_it(page_html, app):
     # eff scales every speed of sections 1, 2, 9 and 13 and none of their speed-ups.
     with app.test_request_context("/"):
         ideal = {u: answer(u, "en", _state(alpha=0.6)) for u in ("onebyone", "batch", "idle", "bench")}
@@ -186,8 +186,8 @@ def test_engine_efficiency_reaches_every_section_that_reads_it(client, app):
     assert real["bench"]["plain"] == pytest.approx(0.76 * ideal["bench"]["plain"])
     assert real["bench"]["speedup"] == pytest.approx(ideal["bench"]["speedup"])
     # Off by default: the page's figures are the ideal's; set, the page says so.
-    assert "An engine at" not in _text(_section(_page(client), "onebyone"))
-    sec = _section(_page(client, "eff=0.76"), "onebyone")
+    assert "An engine at" not in _text(_section(_page(page_html), "onebyone"))
+    sec = _section(_page(page_html, "eff=0.76"), "onebyone")
     assert "An engine at 76% of the ideal" in _text(_live(sec, "readouts"))
     assert re.search(r'id="obo-eff"[^>]*value="0.76"', sec)
 
@@ -195,14 +195,14 @@ def test_engine_efficiency_reaches_every_section_that_reads_it(client, app):
 @pytest.mark.parametrize("lang, words", [
     ("en", ("15.0 GB", "4.48 ms", "223 tokens a second")),
     ("zh", ("15.0 GB", "4.48 毫秒", "每秒可写 223 个词元"))])
-def test_frontier_note_reads_one_row_of_the_embedding(client, lang, words):
+def test_frontier_note_reads_one_row_of_the_embedding(page_html, lang, words):
     # 8,030,261,248 × 2 B − (128,256 − 1) × 4,096 × 2 B = 15.010 GB; / 3.35 TB/s = 4.48 ms: 223/s.
-    frontier = _text(_live(_section(_page(client, "depth=frontier", lang), "onebyone"), "frontier"))
+    frontier = _text(_live(_section(_page(page_html, "depth=frontier", lang), "onebyone"), "frontier"))
     for w in words:
         assert w in frontier, w
     assert ("keeps the simple count" in frontier) if lang == "en" else ("仍然沿用这个简单估算" in frontier)
     # Llama 3.2 1B ties its output head to the table: nothing to leave out.
-    tied = _text(_live(_section(_page(client, "depth=frontier&model=llama-3.2-1b"), "onebyone"), "frontier"))
+    tied = _text(_live(_section(_page(page_html, "depth=frontier&model=llama-3.2-1b"), "onebyone"), "frontier"))
     assert "is exact for Llama 3.2 1B" in tied
 
 
@@ -222,19 +222,19 @@ def test_more_lanes_label_follows_the_slider_both_ways(client):
     assert figure.count('class="rf-lane is-lit"') == 12
 
 
-def test_reader_shows_the_step_time_and_no_busy_only_100(client):
+def test_reader_shows_the_step_time_and_no_busy_only_100(page_html):
     # 9 lanes: the step is the read, 16.06e9 / 3.35e12 = 4.79 ms; 512 lanes past the ridge
     # (295.37): 512 / 295.37 × 4.79 = 8.31 ms, 1.73 times as long.
-    flat = _section(_page(client, "lanes=9"), "reader")
+    flat = _section(_page(page_html, "lanes=9"), "reader")
     assert "4.79" in _fields(_live(flat, "readouts"), "reader.ms_per_step")
     assert "no longer than the read alone" in _reads(flat)
-    steep = _section(_page(client, "lanes=512"), "reader")
+    steep = _section(_page(page_html, "lanes=512"), "reader")
     prose = _reads(steep)
     assert "busy only" not in prose and "can no longer keep up" in prose
     assert "8.31 ms" in prose and "1.73 times the 4.79 ms" in prose
     # The step-time drawing marks the lanes lit and its time.
     assert "512 lanes: 8.31 ms" in _text(_live(steep, "steptime"))
-    zh = _reads(_section(_page(client, "lanes=512", "zh"), "reader"))
+    zh = _reads(_section(_page(page_html, "lanes=512", "zh"), "reader"))
     assert "只有 100" not in zh and "8.31 毫秒" in zh
 
 
@@ -243,23 +243,23 @@ def test_reader_shows_the_step_time_and_no_busy_only_100(client):
 @pytest.mark.parametrize("lang, rising, plain", [
     ("en", "still rising at γ = 16", "plain decoding (γ = 0) is fastest"),
     ("zh", "到 γ = 16 仍在上升", "普通解码（γ = 0）最快")])
-def test_best_gamma_at_the_edges(client, lang, rising, plain):
+def test_best_gamma_at_the_edges(page_html, lang, rising, plain):
     # c = 0: the speed-up (1 − α^(γ+1)) / (1 − α) grows with every γ, so 16 is only where the
     # search stops. c = 1: at γ = 1 the cycle costs 2 target runs for 1.6 tokens: 0.8 < 1.
     for anchor, query in (("speedup", "c=0&alpha=0.9"), ("idle", "c=0&alpha=0.9&batch=1")):
-        sec = _text(_section(_page(client, query, lang), anchor))
+        sec = _text(_section(_page(page_html, query, lang), anchor))
         assert rising in sec, anchor
         assert "best is γ = 16" not in sec and "Best γ16" not in sec.replace(" ", "")
     for anchor in ("speedup", "idle"):
-        sec = _text(_section(_page(client, "c=1&alpha=0.6", lang), anchor))
+        sec = _text(_section(_page(page_html, "c=1&alpha=0.6", lang), anchor))
         assert plain in sec, anchor
         assert "γ = 1 (0.80×)" not in sec and "best is γ = 1" not in sec
 
 
 # ---- grammar from live numbers ------------------------------------------------------------------
 
-def test_no_plural_of_one_and_no_streams_of_zero_tokens(client):
-    page = _page(client, "batch=1&ctx=0&lanes=1&gamma=1&c=1&alpha=0.3&depth=frontier")
+def test_no_plural_of_one_and_no_streams_of_zero_tokens(page_html):
+    page = _page(page_html, "batch=1&ctx=0&lanes=1&gamma=1&c=1&alpha=0.3&depth=frontier")
     text = " ".join(_text(_section(page, a)) for a in ("onebyone", "batch", "idle", "reader"))
     for wrong in ("1 streams", "0 tokens", "1 lanes", "1 guesses", "a batch of 1:", "from a batch of 1 "):
         assert wrong not in text, wrong
@@ -267,19 +267,19 @@ def test_no_plural_of_one_and_no_streams_of_zero_tokens(client):
     assert "γ = 1 guess a pass" in text and "1 lane lit" in text
     assert "it does not pay even for one stream" in text
     # One stream of 4,096 tokens: "adds", singular.
-    text = _text(_section(_page(client, "batch=1&ctx=4096"), "batch"))
+    text = _text(_section(_page(page_html, "batch=1&ctx=4096"), "batch"))
     assert "1 stream of 4,096 tokens adds" in text
 
 
 # ---- section 8 ties Chen et al. to section 1's ceiling -------------------------------------------
 
-def test_chen_beat_the_single_stream_ceiling(client):
+def test_chen_beat_the_single_stream_ceiling(page_html):
     # 14.1 ms a token: 70.9 tokens/s; × 2.46 = 174.5. Section 1's ceiling for the page's model
     # and GPU follows them: 209 for the 8B on an H100, 47 for the 70B on two.
-    prose = _reads(_section(_page(client), "speedup"))
+    prose = _reads(_section(_page(page_html), "speedup"))
     assert "at most 71 tokens a second" in prose and "that is 174" in prose
     assert "section 1's ceiling for Llama 3.1 8B on one NVIDIA H100 SXM is 209 tokens a second" in prose
-    prose = _reads(_section(_page(client, "model=llama-3.1-70b"), "speedup"))
+    prose = _reads(_section(_page(page_html, "model=llama-3.1-70b"), "speedup"))
     assert "Llama 3.1 70B on 2 × NVIDIA H100 SXM is 47 tokens a second" in prose
 
 
@@ -289,16 +289,16 @@ def test_chen_beat_the_single_stream_ceiling(client):
     ("en", {"onebyone": ("big drum", "pin"), "batch": ("lane of the reader", "cache cabinet"),
             "reader": ("reader beneath the big drum", "small mill")}),
     ("zh", {"onebyone": ("大滚筒", "销钉"), "batch": ("读取器", "缓存柜"), "reader": ("读取器", "小磨坊")})])
-def test_each_section_introduces_its_parts_of_the_bench(client, lang, parts):
-    page = _page(client, lang=lang)
+def test_each_section_introduces_its_parts_of_the_bench(page_html, lang, parts):
+    page = _page(page_html, lang=lang)
     for anchor, words in parts.items():
         prose = _reads(_section(page, anchor))
         for w in words:
             assert w in prose, (anchor, w)
 
 
-def test_takeaways_follow_the_answer(client, app):
-    page = _page(client, "lanes=40")
+def test_takeaways_follow_the_answer(page_html, client, app):
+    page = _page(page_html, "lanes=40")
     with app.test_request_context("/"):
         st = _state(lanes=40)
         obo, bat, rd = (answer(u, "en", st) for u in ("onebyone", "batch", "reader"))
@@ -313,10 +313,10 @@ def test_takeaways_follow_the_answer(client, app):
     assert "the arithmetic sets the pace" in _text(html_)
 
 
-def test_reader_step_time_of_a_split_model_matches_section_1(client):
+def test_reader_step_time_of_a_split_model_matches_section_1(page_html):
     # The 70B's single lane on the two H100s its weights need: 141.1e9 / 6.7e12 = 21.06 ms, the
     # time section 1 quotes (one 80 GB H100 cannot hold it, so its 42.12 ms is not shown).
-    sec = _section(_page(client, "model=llama-3.1-70b&lanes=1"), "reader")
+    sec = _section(_page(page_html, "model=llama-3.1-70b&lanes=1"), "reader")
     readouts = _live(sec, "readouts")
     assert _fields(readouts, "reader.ms_per_step") == ["21.06"] and "split over 2 GPUs" in _text(readouts)
-    assert _fields(_section(_page(client, "model=llama-3.1-70b"), "onebyone"), "onebyone.ideal_ms_per_token")[0] == "21.1"
+    assert _fields(_section(_page(page_html, "model=llama-3.1-70b"), "onebyone"), "onebyone.ideal_ms_per_token")[0] == "21.1"

@@ -107,15 +107,15 @@ def test_each_embed_renders_its_widget(client, anchor):
         assert isinstance(json.loads(html.unescape(m.group(1))), dict)
 
 
-def test_breakeven_sentence_follows_the_case(client):
-    page = client.get("/en/specdec/?ctx=0&alpha=0.6").get_data(as_text=True)
+def test_breakeven_sentence_follows_the_case(page_html):
+    page = page_html("/en/specdec/?ctx=0&alpha=0.6")
     shown = re.findall(r'<span class="case" data-field="idle.breakeven_case" data-fmt="case">', page)
     # One sentence in the prose, one readout in the widget, one phrase in the takeaway: only the
     # case that holds.
     assert len(shown) == 3
     assert "streams on, it makes decoding slower" in page and "nowhere within memory" not in page
     assert "113" in _field(page, "idle.breakeven")
-    page = client.get("/en/specdec/?ctx=4096").get_data(as_text=True)
+    page = page_html("/en/specdec/?ctx=4096")
     assert "nowhere within memory" in page and "streams on, it makes decoding slower" not in page
 
 
@@ -131,13 +131,13 @@ def test_bad_state_falls_back_without_failing(client):
     assert "64" in _field(page, "batch.batch")  # the default batch
 
 
-def test_section_9_starts_from_the_measured_alpha(client):
+def test_section_9_starts_from_the_measured_alpha(page_html, client):
     # No alpha in the URL: the slider starts at section 7's measured α (to 0.001, as printed
     # there and in section 8), not at 0.6.
     from views.sections.shared import measured_alpha
     with client.application.test_request_context("/"):
         measured = measured_alpha("en", _state())
-    page = client.get("/en/specdec/").get_data(as_text=True)
+    page = page_html("/en/specdec/")
     value = re.search(r'id="idle-alpha"[^>]*value="([0-9.]+)"', page).group(1)
     assert float(value) == round(measured, 3) != 0.6
 

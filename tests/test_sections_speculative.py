@@ -45,13 +45,13 @@ def test_data_follows_state(app):
     assert data(app, "rule", gamma=2, draft="trigram", seed=3)["refusal"]["shown"] is False
 
 
-def test_only_section_6_runs_a_wrong_rule(app, client):
+def test_only_section_6_runs_a_wrong_rule(page_html, app):
     # issue 11: the rule is section 6's; every other section runs the exact rule whatever the URL.
     assert data(app, "exact", rule="keep-draft")["tubes"]["rule"] == "keep-draft"
     for unit in ("draft", "tape", "rule", "bench"):
         assert {st["rule"] for st in data(app, unit, rule="keep-draft")["run"]["steps"]} == {"exact"}
     # The page's answers: every section other than 6 ran the exact rule.
-    page = client.get("/en/specdec/?rule=keep-draft").get_data(as_text=True)
+    page = page_html("/en/specdec/?rule=keep-draft")
     answers = dict(re.findall(r'<script type="application/json" data-answer="([\w.]+)">(.*?)</script>', page, re.S))
     import json
     for unit, raw in answers.items():
@@ -74,8 +74,8 @@ def test_tube_view_counts_add_up(app):
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_page_has_every_speculative_section(client, lang):
-    html = client.get(f"/{lang}/specdec/").get_data(as_text=True)
+def test_page_has_every_speculative_section(page_html, lang):
+    html = page_html(f"/{lang}/specdec/")
     for anchor in ANCHORS:
         assert f'id="{anchor}"' in html
         assert f'data-widget="{anchor}"' in html
@@ -99,8 +99,8 @@ def test_tape_marks_match_the_run(app, client):
     assert html.count("●</span>") >= kept and html.count("◆</span>") >= target
 
 
-def test_state_in_url_reaches_the_prose(client):
-    html = client.get("/en/specdec/?gamma=2&c=0.3").get_data(as_text=True)
+def test_state_in_url_reaches_the_prose(page_html):
+    html = page_html("/en/specdec/?gamma=2&c=0.3")
     assert re.search(r'γ = <span class="num" data-field="params.gamma" data-fmt="num:0">2</span></span> times', html)
     assert 'value="0.3"' in html  # the c slider
 
@@ -191,10 +191,10 @@ ZERO = re.compile(r"^[−-]?0(?:[.,]0+)?$")
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("query", ["", "?greedy=1", "?draft=unigram&seed=7", "?draft=unigram&greedy=1&gamma=8",
                                    "?tdraft=unigram&rule=keep-draft&rounds=1", "?draft=trigram&gamma=1"])
-def test_no_probability_prints_as_zero(client, lang, query):
+def test_no_probability_prints_as_zero(page_html, lang, query):
     """Every number of my sections that is not 0 reads as not 0 (issue 12: "q = 0.000",
     "p/q = 0.50" from two zeros), and the gauges' and lanes' p, q, r and p/q likewise."""
-    html = client.get(f"/{lang}/specdec/{query}").get_data(as_text=True)
+    html = page_html(f"/{lang}/specdec/{query}")
     for anchor in MINE:
         sec = re.search(r'<section id="%s".*?</section>' % anchor, html, re.S).group(0)
         answers = {u: json.loads(j) for u, j in re.findall(
@@ -311,8 +311,8 @@ def test_each_bench_part_is_introduced_in_its_section(client, lang, words):
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_every_section_of_mine_has_a_takeaway_with_live_numbers(client, lang):
-    html = client.get(f"/{lang}/specdec/").get_data(as_text=True)
+def test_every_section_of_mine_has_a_takeaway_with_live_numbers(page_html, lang):
+    html = page_html(f"/{lang}/specdec/")
     for anchor in MINE:
         sec = re.search(r'<section id="%s".*?</section>' % anchor, html, re.S).group(0)
         m = re.search(r'<p class="takeaway live" data-live="takeaway">(.*?)</p>', sec, re.S)
@@ -331,8 +331,8 @@ def test_takeaways_follow_the_state(client):
     assert r["data"]["best"] != "trigram"
 
 
-def test_plural_forms_follow_live_numbers(client):
-    html = client.get("/en/specdec/?gamma=1").get_data(as_text=True)
+def test_plural_forms_follow_live_numbers(page_html, client):
+    html = page_html("/en/specdec/?gamma=1")
     text = " ".join(visible(section_html(client, "en", "?gamma=1", a)) for a in MINE)
     for wrong in ("γ = 1 times", "If all 1 guesses", "wrote 1 guesses", "wrote 1 tokens"):
         assert wrong not in text, wrong
@@ -346,8 +346,8 @@ def test_plural_forms_follow_live_numbers(client):
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_licence_and_the_inference_lab_source(client, lang):
-    html = client.get(f"/{lang}/specdec/").get_data(as_text=True)
+def test_licence_and_the_inference_lab_source(page_html, lang):
+    html = page_html(f"/{lang}/specdec/")
     assert 'href="https://creativecommons.org/licenses/by/4.0/"' in html and "CC BY 4.0" in html
     assert 'id="licence"' in html and 'href="#licence"' in html
     sources = re.search(r'<section id="sources".*?</section>', html, re.S).group(0)
@@ -379,10 +379,10 @@ def test_markup_import_used():
 
 
 @pytest.mark.parametrize("query", ["", "?greedy=1&gamma=1"])
-def test_chinese_sentences_of_a_paragraph_run_on(client, query):
+def test_chinese_sentences_of_a_paragraph_run_on(page_html, client, query):
     # Two translated sentences in one paragraph join with no space in Chinese ("。在这次…"),
     # with one in English; the prose, notes and answers of my sections.
-    html = client.get(f"/zh/specdec/{query}").get_data(as_text=True)
+    html = page_html(f"/zh/specdec/{query}")
     for anchor in MINE:
         sec = re.search(r'<section id="%s".*?</section>' % anchor, html, re.S).group(0)
         for par in re.findall(r"<p>.*?</p>", sec, re.S):

@@ -173,7 +173,7 @@ def test_the_budget_answer_agrees_with_itself(app):
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_the_section_reads_without_scripts(client, lang):
+def test_the_section_reads_without_scripts(page_html, client, lang):
     html = client.get(f"/embed/{lang}/specdec/trees/?seed=4").get_data(as_text=True)
     soup = BeautifulSoup(html, "html.parser")
     sec = soup.select_one("#trees")
@@ -200,7 +200,7 @@ def test_the_section_reads_without_scripts(client, lang):
         assert sec.select(f'[data-live="{name}"]'), name
     # The page (not the embed) has the prose, each part's sentences a live block of that part:
     # the section's first point, then the pass's and the budget's in their "Go further" folds.
-    page = BeautifulSoup(client.get(f"/{lang}/specdec/?seed=4").get_data(as_text=True), "html.parser")
+    page = BeautifulSoup(page_html(f"/{lang}/specdec/?seed=4"), "html.parser")
     assert page.select_one('#trees [data-live="prose"]').get_text(strip=True)
     assert page.select('#trees #trees-tubes [data-live="more"] [data-live="pass_prose"]')
     assert page.select('#trees #trees-budget .further__prose [data-live="budget_prose"]')
@@ -208,8 +208,8 @@ def test_the_section_reads_without_scripts(client, lang):
     assert (re.search(r"[\u4e00-\u9fff]", text) is not None) == (lang == "zh")
 
 
-def test_the_plate_numbers_the_sections(client):
-    html = client.get("/en/specdec/").get_data(as_text=True)
+def test_the_plate_numbers_the_sections(page_html):
+    html = page_html("/en/specdec/")
     nums = re.findall(r'<section id="(\w+)" class="plate-section" data-num="(\d+)"', html)
     # Inside the reader is section 3 (issue 22: it follows the batch).
     assert nums[2] == ("reader", "3")

@@ -3,6 +3,7 @@ sim/params.py as they are; every number that depends on the state is a live fiel
 reads only its own parameters; a failing section fails alone; the page asks nothing on load."""
 from __future__ import annotations
 
+import functools
 import html as htmllib
 import json
 import logging
@@ -109,15 +110,21 @@ def test_every_number_that_follows_the_state_is_live(client, lang, anchor):
         pytest.fail(f"{anchor}: text outside live fields changed with the state: {diff[:20]}")
 
 
+@pytest.fixture(scope="module")
+def page_soup(page_html):
+    """The parsed page at a URL, rendered and parsed once (the test below only reads it): most
+    units read none of its query's parameters, so many of them look at the same page."""
+    return functools.cache(lambda url: BeautifulSoup(page_html(url), "html.parser"))
+
+
 @pytest.mark.parametrize("unit", UNITS)
-def test_the_live_text_of_an_answer_is_the_page_s(client, unit):
+def test_the_live_text_of_an_answer_is_the_page_s(client, page_soup, unit):
     # What /api/section answers for a state is what the page renders for it, block by block.
     anchor = unit.partition(".")[0]
     q = "gamma=6&seed=3&c=0.3&batch=128"
     q = "&".join(kv for kv in q.split("&") if kv.split("=")[0] in P.reads(unit))
     api = client.get(f"/api/section/{unit}?lang=zh&{q}").get_json()
-    soup = BeautifulSoup(client.get(f"/zh/specdec/?{q}").get_data(as_text=True), "html.parser")
-    section = soup.select_one(f"#{anchor}")
+    section = page_soup(f"/zh/specdec/?{q}").select_one(f"#{anchor}")
     assert api["html"], unit
     for name, markup in api["html"].items():
         blocks = section.select(f'[data-live="{name}"]')
