@@ -252,6 +252,7 @@ export function machineView(host, { mode, answer, lang, onReady }) {
     // The host is hidden until the scene draws, so nearness is the widget's around it.
     for (const en of entries) v.near = en.isIntersecting;
     if (v.near) v.onNear?.();
+    if (v.near && v.redraw && active === v) { v.redraw = false; schedule(); }
     if (v.near && !v.e) {
       host.dataset.machine = "loading";
       engine().then(({ mod, e }) => {
@@ -374,8 +375,10 @@ export function startPartViews(lang) {
     link.dataset.stillState = key;
     // For tests: the scene graph as this still posed it, and how many times it has been drawn.
     link.machineStill = { state: key, scene, draws: (link.machineStill?.draws || 0) + 1 };
-    // The shared canvas was resized for the still: the view it sits in draws again at once.
-    if (active) active.draw();
+    // The shared canvas was resized for the still: the view it sits in draws again, at once if it
+    // is within a screen, else when it comes that near (a full frame drawn for nobody would also
+    // make the next still's copy wait for it: SwiftShader draws it on the CPU).
+    if (active) { if (active.near) active.draw(); else active.redraw = true; }
   }
   const timers = new WeakMap();
   // Near (within a screen): drawn, or drawn again for a changed state, if the scene is there already.
