@@ -3,7 +3,7 @@ time goes, the long tasks it adds after load, and its frame timings while it pla
 
 Opens /embed/<lang>/specdec/bench/ (the machine is in the first view there) with the long-task
 observer of bench/pageweight.py installed, once with the machine and once with
-prefers-reduced-motion (no machine: the page as it was), then presses Play and records every
+prefers-reduced-motion (no machine: the page as it was), then presses Play (the reader's first) and records every
 animation frame's interval (requestAnimationFrame timestamps) and the long tasks for PLAY_MS.
 Software WebGL draws every pixel on the CPU, so these are a slow machine's figures, and on a
 shared machine they move with its load (printed beside them).
@@ -11,7 +11,9 @@ shared machine they move with its load (printed beside them).
 Also the cost of one frame drawn on its own (FRAME_COST), and the CPU time the browser's processes
 spend (from /proc): the load of a shared machine stretches wall-clock times, not CPU time.
 
-Usage: python3 bench/machine.py [--lang en] [--width 1280]     (one JSON object out)
+Usage: python3 bench/machine.py [--lang en] [--width 1280 --width 390] [--rounds 1]
+Prints one line per run (load average, fps, frame-interval percentiles, long tasks while playing:
+count and longest) on stderr, and every figure as one JSON object on stdout.
 """
 from __future__ import annotations
 
@@ -82,7 +84,7 @@ def summary(xs):
         return None
     pick = lambda q: xs[min(len(xs) - 1, int(q * len(xs)))]  # noqa: E731
     return {"n": len(xs), "median": round(statistics.median(xs), 1), "p90": round(pick(0.9), 1),
-            "max": round(xs[-1], 1)}
+            "p95": round(pick(0.95), 1), "p99": round(pick(0.99), 1), "max": round(xs[-1], 1)}
 
 
 def measure(browser, base, lang, width, reduced):
@@ -103,10 +105,6 @@ def measure(browser, base, lang, width, reduced):
         .filter(m => m.name.startsWith('machine:')).map(m => [m.name.slice(8, 40), Math.round(m.startTime)])""")
     out["draw_calls"] = page.evaluate("() => document.querySelector('.machine').machine.view.e.renderer.info.render.calls")
     out["drawing_buffer"] = page.evaluate("() => { const c = document.querySelector('.machine-canvas'); return [c.width, c.height]; }")
-    cpu = tree_cpu()
-    out["frame_cost_ms"] = summary(page.evaluate(FRAME_COST))
-    out["frame_cost_browser_cpu_ms"] = round((tree_cpu() - cpu) / 60 * 1000, 1)
-    page.evaluate("() => document.querySelector('.machine').machine.seek(0, 1)")
     mark = page.evaluate("() => performance.now()")
     page.evaluate(FRAMES_INIT)
     page.click("[data-act=play]")
@@ -119,28 +117,52 @@ def measure(browser, base, lang, width, reduced):
     tasks = [d for s, d in page.evaluate("() => window.__longTasks") if s >= mark]
     out["playing"] = {"frame_interval_ms": summary(gaps), "frames_per_s": round(len(gaps) / (PLAY_MS / 1000), 1),
                       "long_tasks_ms": summary(tasks), "tasks_over_50ms": len(tasks),
+                      "longest_task_ms": round(max(tasks, default=0)),
                       "browser_cpu_s": round(cpu, 2), "browser_cpu_ms_per_frame": round(cpu * 1000 / max(1, len(gaps)), 1)}
+    # After playing: posing every moment of a pass would build whatever the first play builds
+    # (a program first drawn mid-pass), and the playing figures are a reader's first play.
+    cpu = tree_cpu()
+    out["frame_cost_ms"] = summary(page.evaluate(FRAME_COST))
+    out["frame_cost_browser_cpu_ms"] = round((tree_cpu() - cpu) / 60 * 1000, 1)
     ctx.close()
     return out
+
+
+def line(r):
+    """One run in a line: what bench3d.md's table records."""
+    w = r["with_machine"]
+    p = w["playing"]
+    fi = p["frame_interval_ms"] or {}
+    return (f"{r['lang']} {r['width']} px  load {r['load_average']:.1f}-{r['load_average_after']:.1f}  "
+            f"buffer {w['drawing_buffer'][0]}x{w['drawing_buffer'][1]}  calls {w['draw_calls']}  "
+            f"frame drawn cpu {w['frame_cost_browser_cpu_ms']} ms  playing {p['frames_per_s']} fps  "
+            f"interval p50/p90/p95/p99 {fi.get('median')}/{fi.get('p90')}/{fi.get('p95')}/{fi.get('p99')} ms  "
+            f"long tasks {p['tasks_over_50ms']} (max {p['longest_task_ms']} ms)  cpu/frame {p['browser_cpu_ms_per_frame']} ms")
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--lang", default=DEFAULT_LANG)
-    ap.add_argument("--width", type=int, default=1280)
+    ap.add_argument("--width", type=int, action="append", help="viewport width (repeat for several; 1280 if none)")
+    ap.add_argument("--rounds", type=int, default=1, help="measure every width this many times, in turn")
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
     from tests.conftest import LiveServer
+    results = []
     with LiveServer(create_app({"TESTING": True})) as srv, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=SWIFTSHADER, headless=True)
-        result = {"lang": args.lang, "width": args.width, "load_average": os.getloadavg()[0],
-                  "cpus": os.cpu_count(),
-                  "without_machine": measure(browser, srv.url, args.lang, args.width, reduced=True),
-                  "with_machine": measure(browser, srv.url, args.lang, args.width, reduced=False)}
-        result["load_average_after"] = os.getloadavg()[0]
+        for _ in range(args.rounds):
+            for width in args.width or [1280]:
+                result = {"lang": args.lang, "width": width, "load_average": os.getloadavg()[0],
+                          "cpus": os.cpu_count(),
+                          "without_machine": measure(browser, srv.url, args.lang, width, reduced=True),
+                          "with_machine": measure(browser, srv.url, args.lang, width, reduced=False)}
+                result["load_average_after"] = os.getloadavg()[0]
+                print(line(result), file=sys.stderr, flush=True)
+                results.append(result)
         browser.close()
-    print(json.dumps(result, indent=1))
+    print(json.dumps(results[0] if len(results) == 1 else results, indent=1))
 
 
 if __name__ == "__main__":

@@ -6,6 +6,9 @@
 //
 // Without WebGL, with prefers-reduced-motion, in print and without scripts the views stay hidden
 // and the page keeps the server's 2D diagram of the parts (the `parts` section).
+import { state, toUrl } from "./state.js";
+import { answerFor } from "./sections.js";
+
 const reducedMotion = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
 // WebGL at all, and whether it is a software renderer (SwiftShader, llvmpipe): those draw every
@@ -67,6 +70,23 @@ export function shippedBench() {
   return shipped;
 }
 
+// The state the scene shows: the bench's run for the parameters the bench's answer reads, as the
+// page's state has them now. Its key (name=value of each, in the declaration's order) is what a
+// still records it was drawn for (data-still-state), so a still can tell it is out of date.
+export function benchKey() {
+  return state.reads("bench").map((n) => `${n}=${toUrl(state.get(n) ?? "")}`).join("&");
+}
+// The bench's answer for that state (the page's one cache: the shipped answer, or the one the
+// bench section asked for, is not asked again).
+export function benchAnswer() {
+  return answerFor("bench");
+}
+// fn() after every change of the state that changes what the scene shows.
+export function onBenchChange(fn) {
+  const reads = new Set(state.reads("bench"));
+  state.subscribe((names) => { if ([...names].some((n) => reads.has(n))) fn(); });
+}
+
 const views = new Set();
 let active = null;
 let frame = 0;
@@ -122,7 +142,8 @@ export function machineView(host, { mode, answer, lang, onReady }) {
   v.apply = () => {
     const e = v.e;
     const a = answer();
-    if (a !== v.loaded) { e.load(a, lang); v.loaded = a; }
+    // The engine is shared: a still or another view may have loaded another run since.
+    if (a !== v.loaded || e.loaded() !== a) { e.load(a, lang); v.loaded = a; }
     e.seek(v.pass, v.f);
     e.view.explode = v.explode;
     e.view.lit = v.lit;
@@ -230,6 +251,8 @@ export function machineView(host, { mode, answer, lang, onReady }) {
   const io = new IntersectionObserver((entries) => {
     // The host is hidden until the scene draws, so nearness is the widget's around it.
     for (const en of entries) v.near = en.isIntersecting;
+    if (v.near) v.onNear?.();
+    if (v.near && v.redraw && active === v) { v.redraw = false; schedule(); }
     if (v.near && !v.e) {
       host.dataset.machine = "loading";
       engine().then(({ mod, e }) => {
@@ -299,7 +322,12 @@ export function startPartViews(lang) {
   if (!links.length || unavailable()) return;
   const want = new Set();
   let loading = false;
-  const drawn = new WeakSet();
+  // link -> the state key its still was drawn for. A still is out of date when the state the
+  // scene shows has changed since: it is drawn again when it is next near (within a screen of the
+  // view), not before, so a change of the state costs a still only where a reader may see it.
+  const drawnFor = new WeakMap();
+  const near = new Set();
+  const stale = (link) => drawnFor.get(link) !== benchKey();
   const pause = () => new Promise((ok) => setTimeout(ok, 0));
   async function drain() {
     if (loading) return;
@@ -308,22 +336,27 @@ export function startPartViews(lang) {
       const { e } = await engine();
       for (const link of [...want]) {
         want.delete(link);
-        if (drawn.has(link)) continue;
-        drawStill(e, link);
-        drawn.add(link);
-        io.unobserve(link); sight.unobserve(link);
+        if (!stale(link)) continue;
+        const key = benchKey();
+        const a = await benchAnswer();
+        // The state moved on while its answer came: the newest state's answer is drawn instead.
+        if (benchKey() !== key) { want.add(link); continue; }
+        drawStill(e, link, a, key);
         await pause();
       }
     } catch (err) {
+      // The answer could not be had (the server away): the stills stay as they are until the
+      // state changes again or they come near again.
       console.error("machine:", err);
+      want.clear();
     } finally {
       loading = false;
       if (want.size && enginePromise) drain();
     }
   }
-  function drawStill(e, link) {
+  function drawStill(e, link, a, key) {
     const ids = link.dataset.parts.split(" ");
-    if (!e.loaded()) e.load(shippedBench(), lang);
+    if (e.loaded() !== a) e.load(a, lang);
     const w = Math.max(60, link.clientWidth), h = Math.max(40, link.clientHeight);
     const dpr = Math.min(2, window.devicePixelRatio || 1);
     let img = link.querySelector("canvas.machine-part__still");
@@ -331,27 +364,36 @@ export function startPartViews(lang) {
       img = document.createElement("canvas"); img.className = "machine-part__still"; img.setAttribute("aria-hidden", "true");
       link.prepend(img);
     }
-    img.width = Math.round(w * dpr); img.height = Math.round(h * dpr);
     const pass = e.passes() ? 1 : 0;
-    e.still(ids, pass, MOMENT[ids[0]] ?? 1, w, h, dpr, (gl) => {
+    const scene = e.still(ids, pass, MOMENT[ids[0]] ?? 1, w, h, dpr, (gl) => {
+      img.width = Math.round(w * dpr); img.height = Math.round(h * dpr);
       img.getContext("2d").drawImage(gl, 0, 0, img.width, img.height);
     }, FRAMED[ids[0]] || ids);
+    drawnFor.set(link, key);
     link.classList.add("is-drawn");
     link.dataset.still = ids.join(" ");
-    // The shared canvas was resized for the still: the view it sits in draws again at once.
-    if (active) active.draw();
+    link.dataset.stillState = key;
+    // For tests: the scene graph as this still posed it, and how many times it has been drawn.
+    link.machineStill = { state: key, scene, draws: (link.machineStill?.draws || 0) + 1 };
+    // The shared canvas was resized for the still: the view it sits in draws again, at once if it
+    // is within a screen, else when it comes that near (a full frame drawn for nobody would also
+    // make the next still's copy wait for it: SwiftShader draws it on the CPU).
+    if (active) { if (active.near) active.draw(); else active.redraw = true; }
   }
   const timers = new WeakMap();
-  // Near (within a screen): drawn if the scene is there already.
+  // Near (within a screen): drawn, or drawn again for a changed state, if the scene is there already.
   const io = new IntersectionObserver((entries) => {
-    for (const en of entries) if (en.isIntersecting && enginePromise) { want.add(en.target); drain(); }
+    for (const en of entries) {
+      if (en.isIntersecting) near.add(en.target); else near.delete(en.target);
+      if (en.isIntersecting && enginePromise && stale(en.target)) { want.add(en.target); drain(); }
+    }
   }, { rootMargin: "100% 0px 100% 0px" });
   // In sight, and staying there a moment: the scene is loaded for it.
   const sight = new IntersectionObserver((entries) => {
     for (const en of entries) {
       const link = en.target;
       clearTimeout(timers.get(link));
-      if (!en.isIntersecting || drawn.has(link)) continue;
+      if (!en.isIntersecting || drawnFor.has(link)) continue;
       timers.set(link, setTimeout(() => {
         const q = link.getBoundingClientRect();
         if (q.bottom > 0 && q.top < window.innerHeight) { want.add(link); drain(); }
@@ -364,8 +406,14 @@ export function startPartViews(lang) {
   afterEngine.push(() => {
     for (const l of links) {
       const r = l.getBoundingClientRect();
-      if (!drawn.has(l) && r.bottom > -window.innerHeight && r.top < 2 * window.innerHeight) want.add(l);
+      if (stale(l) && r.bottom > -window.innerHeight && r.top < 2 * window.innerHeight) want.add(l);
     }
+    drain();
+  });
+  // The state the scene shows changed: the near stills are drawn again, the others when they come near.
+  onBenchChange(() => {
+    if (!enginePromise) return;
+    for (const l of near) if (stale(l)) want.add(l);
     drain();
   });
 }

@@ -111,8 +111,10 @@ function gearShape(r, teeth, depth) {
 // The tape's face: the context and the tokens written so far, each a cell with its mark
 // (a dot: a kept guess; a diamond: written by the target). The newest cell sits under the head.
 function paintTape(canvas, cells, lang) {
-  const g = canvas.getContext("2d");
-  const W = canvas.width, H = canvas.height;
+  // Painted at its logical size (2048 × 150) scaled to the canvas's (see TEXEL).
+  const g = canvas.getContext("2d"), k = canvas.texel || 1;
+  g.setTransform(k, 0, 0, k, 0, 0);
+  const W = canvas.width / k, H = canvas.height / k;
   g.fillStyle = "#fbf6ea"; g.fillRect(0, 0, W, H);
   g.fillStyle = "#c9bfa8";
   for (let x = 0; x < W; x += 24) { g.fillRect(x + 8, 6, 8, 8); g.fillRect(x + 8, H - 14, 8, 8); }
@@ -149,8 +151,9 @@ const INK = { written: "#2a2622", kept: "#2e7d5b", refused: "#b5452b", unchecked
 function paintSlip(canvas, slots, lang, pad, tokens) {
   // pad: the share of the slip's width left blank at each end (the pencil's track is narrower);
   // tokens: every guess of the pass, so the letters keep one size while the guesses appear.
-  const g = canvas.getContext("2d");
-  const W = canvas.width, H = canvas.height, n = slots.length, sw = (W * (1 - 2 * pad)) / n;
+  const g = canvas.getContext("2d"), k = canvas.texel || 1;
+  g.setTransform(k, 0, 0, k, 0, 0);
+  const W = canvas.width / k, H = canvas.height / k, n = slots.length, sw = (W * (1 - 2 * pad)) / n;
   g.fillStyle = "#fbf6ea"; g.fillRect(0, 0, W, H);
   g.textAlign = "center"; g.textBaseline = "middle";
   // The language record's family (its canvas font without the size); a full-width script's
@@ -223,11 +226,20 @@ export async function create(opts = {}, pause = async () => {}) {
   const renderer = new THREE.WebGLRenderer({ canvas, antialias: opts.antialias ?? true, alpha: true, preserveDrawingBuffer: false,
     powerPreference: "low-power" });
   // A software renderer (SwiftShader, llvmpipe) draws every pixel on the CPU: fewer pixels than CSS
-  // pixels there (the browser scales the frame up).
+  // pixels there (the browser scales the frame up). A GPU draws at most 1.5 pixels per CSS pixel:
+  // on a 2× laptop screen that is 44 % fewer pixels than 2, with multisampling to smooth the edges.
   const gl = renderer.getContext(), info = gl.getExtension("WEBGL_debug_renderer_info");
   const soft = Boolean(info) && /swiftshader|llvmpipe|software/i.test(gl.getParameter(info.UNMASKED_RENDERER_WEBGL));
-  renderer.setPixelRatio(opts.dpr ?? (soft ? 0.75 : Math.min(2, window.devicePixelRatio || 1)));
+  renderer.setPixelRatio(opts.dpr ?? (soft ? 0.75 : Math.min(1.5, window.devicePixelRatio || 1)));
   renderer.outputColorSpace = THREE.SRGBColorSpace;
+  // The tape's and the slip's canvases are uploaded again at each change (a few times a pass): a
+  // software renderer, whose frame is drawn at 0.75 pixel per CSS pixel, gets them at half their
+  // size (a quarter of the bytes; the tape still has more texels than it covers pixels there).
+  const TEXEL = soft ? 0.5 : 1;
+  const painted = (w, h) => {
+    const c = document.createElement("canvas"); c.width = Math.round(w * TEXEL); c.height = Math.round(h * TEXEL); c.texel = TEXEL;
+    return c;
+  };
   await pause();
   const scene = new THREE.Scene();
   const M = materials();
@@ -312,7 +324,7 @@ export async function create(opts = {}, pause = async () => {}) {
   const CARR = { x0: SMALL.x - 1.1, x1: SMALL.x + 1.1, y: Y + 0.5, z: 1.95 };
   add("carriage", new THREE.CylinderGeometry(0.04, 0.04, CARR.x1 - CARR.x0 + 0.6, 12), M.steel, SMALL.x, CARR.y + 0.2, CARR.z - 0.12).rotation.z = Math.PI / 2;
   // The slip the pencil writes each guess on (painted in paintSlip), tilted up toward the reader.
-  const slipCanvas = document.createElement("canvas"); slipCanvas.width = 1024; slipCanvas.height = 236;
+  const slipCanvas = painted(1024, 236);
   const slipTex = new THREE.CanvasTexture(slipCanvas); slipTex.colorSpace = THREE.SRGBColorSpace; slipTex.anisotropy = 4;
   const SLIP = { w: CARR.x1 - CARR.x0 + 0.5, d: 0.62 };
   const slip = add("carriage", new THREE.BoxGeometry(SLIP.w, 0.04, SLIP.d),
@@ -336,7 +348,7 @@ export async function create(opts = {}, pause = async () => {}) {
 
   // The type head over the tape, and the tape along the front of the bed.
   const TAPE = { x: -0.6, y: Y + 0.05, z: 2.65, w: 11.2, d: 0.75 };
-  const tapeCanvas = document.createElement("canvas"); tapeCanvas.width = 2048; tapeCanvas.height = 150;
+  const tapeCanvas = painted(2048, 150);
   const tapeTex = new THREE.CanvasTexture(tapeCanvas); tapeTex.colorSpace = THREE.SRGBColorSpace; tapeTex.anisotropy = 4;
   const tapeMesh = add("tape", new THREE.BoxGeometry(TAPE.w, 0.03, TAPE.d),
     [M.paper, M.paper, new THREE.MeshBasicMaterial({ map: tapeTex }), M.paper, M.paper, M.paper], TAPE.x, TAPE.y, TAPE.z);
@@ -387,8 +399,15 @@ export async function create(opts = {}, pause = async () => {}) {
   let guessesBefore = [0];  // guesses drafted before each pass (small drum turns)
   const view = { pass: 0, f: 1, explode: 0, az: 0.22, el: 0.36, lit: null, dim: false };
 
+  // A run's lanes, gauges and drawers are built for it: the last run's geometry is let go (on the
+  // GPU too), since a reader changing the settings loads run after run. Materials are shared.
+  const drop = (g) => {
+    g.traverse((o) => { if (o === g) return; o.geometry?.dispose(); if (o.isInstancedMesh) o.dispose(); });
+    g.clear();
+  };
+
   function buildLanes() {
-    laneGroup.clear();
+    drop(laneGroup);
     const cols = gamma + 1, rows = Math.min(batch, MAX_ROWS);
     reader.cols = cols; reader.rows = rows;
     const lw = Math.min(0.16, (READER.w - 0.2) / cols * 0.6), gap = (READER.w - 0.2) / cols;
@@ -412,7 +431,7 @@ export async function create(opts = {}, pause = async () => {}) {
   }
 
   function buildGauges() {
-    gaugeGroup.clear(); gauges.length = 0;
+    drop(gaugeGroup); gauges.length = 0;
     const n = gamma, pitch = Math.min(0.9, (BR.w - 0.3) / n), tubeR = Math.min(0.2, pitch * 0.32);
     for (let i = 0; i < n; i++) {
       const x = BR.x - (n - 1) * pitch / 2 + i * pitch;
@@ -431,7 +450,7 @@ export async function create(opts = {}, pause = async () => {}) {
   }
 
   function buildDrawers() {
-    drawerGroup.clear(); spillGroup.clear(); drawers = [];
+    drop(drawerGroup); drop(spillGroup); drawers = [];
     const shown = Math.min(batch, MAX_DRAWERS);
     const cols = shown > 8 ? 4 : shown > 3 ? 2 : 1, rows = Math.ceil(MAX_DRAWERS / 4);
     const rowsNeeded = Math.ceil(shown / cols);
@@ -641,7 +660,7 @@ export async function create(opts = {}, pause = async () => {}) {
     passes, readback: () => { pose(); return read; }, loaded: () => loaded,
     // A still of the whole machine with `ids` lit and `framed` filling the frame, at (pass, f), drawn
     // into this canvas at w × h and handed to paint(canvas) before the view is put back: the small
-    // views at the head of the sections share the one context this way.
+    // views at the head of the sections share the one context this way. Returns its readback.
     still(ids, pass, f, w, h, dpr, paint, framed = ids) {
       const keep = { ...view }, was = renderer.getSize(new THREE.Vector2()), ratio = renderer.getPixelRatio();
       view.pass = clamp(Math.round(pass), 0, passes()); view.f = clamp(f); view.explode = 0; view.lit = ids; view.dim = true;
@@ -659,6 +678,7 @@ export async function create(opts = {}, pause = async () => {}) {
       try {
         render(frame);
         paint(canvas);
+        return read;     // the scene graph as the still posed it (for tests)
       } finally {
         Object.assign(view, keep);
         renderer.setPixelRatio(ratio); size(was.x, was.y);
@@ -674,6 +694,11 @@ export async function create(opts = {}, pause = async () => {}) {
       const seen = new Set(), one = new THREE.Scene();
       const meshes = [];
       scene.traverse((o) => { if (o.isMesh) meshes.push(o); });
+      // And every material on a mesh and on instances, as pose() may give it: the reader's lanes
+      // (instanced) glow with M.laneLit from a third of the pass on, and that program, built at
+      // its first draw, was a task of 300-470 ms while the bench played (measured, SwiftShader).
+      const box1 = new THREE.BoxGeometry(1, 1, 1);
+      for (const m of Object.values(M)) meshes.push(new THREE.Mesh(box1, m), new THREE.InstancedMesh(box1, m, 1));
       renderer.setSize(1, 1, false);
       for (const o of meshes) {
         const mats = Array.isArray(o.material) ? o.material : [o.material];
