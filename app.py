@@ -126,9 +126,9 @@ def create_app(test_config: dict | None = None) -> Flask:
         if not path.is_file():
             app.logger.error("vendor: %s is missing (run `npm ci`, or bash install.sh)", path)
             abort(404)
-        data = vendored.read(name, SITE)
+        data, etag = vendored.read_tagged(name, SITE)
         resp = send_file(io.BytesIO(data), mimetype=vendored.mimetype(name), max_age=VENDOR_MAX_AGE_S,
-                         conditional=True, etag=vendored.etag(data),
+                         conditional=True, etag=etag,
                          last_modified=path.stat().st_mtime)
         resp.headers["Cache-Control"] = f"public, max-age={VENDOR_MAX_AGE_S}, immutable"
         return resp

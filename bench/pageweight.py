@@ -169,6 +169,21 @@ def measure(base: str, paths: list[str], browser) -> dict:
     return results
 
 
+def first_chart(browser, url: str, width: int = 1280) -> dict | None:
+    """Open ``url`` fresh at ``width``, wait for its first chart, and return PLOTLY_TASKS's answer."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    try:
+        page.add_init_script(LONG_TASKS_INIT)
+        page.add_init_script(PLOTLY_SET_INIT)
+        page.goto(url)
+        page.wait_for_selector("[data-lazy-chart=drawn] .main-svg", state="attached", timeout=60_000)
+        page.wait_for_timeout(500)
+        return page.evaluate(PLOTLY_TASKS)
+    finally:
+        context.close()
+
+
 def plotly_tasks(base: str, browser, loads: int, path: str = "/embed/en/specdec/speedup/") -> list[dict]:
     """``--plotly N``: the long tasks once plotly.js has arrived, on N fresh loads of a one-section
     embed whose chart is at its top, at 1280 and 390 px: the task that evaluated the bundle and
@@ -176,36 +191,31 @@ def plotly_tasks(base: str, browser, loads: int, path: str = "/embed/en/specdec/
     rows = []
     for _ in range(loads):
         for width in (1280, 390):
-            context = browser.new_context(viewport={"width": width, "height": 900})
-            page = context.new_page()
-            try:
-                page.add_init_script(LONG_TASKS_INIT)
-                page.add_init_script(PLOTLY_SET_INIT)
-                page.goto(base + path)
-                page.wait_for_selector("[data-lazy-chart=drawn] .main-svg", state="attached", timeout=60_000)
-                page.wait_for_timeout(500)
-                got = page.evaluate(PLOTLY_TASKS)
-            finally:
-                context.close()
+            got = first_chart(browser, base + path, width)
             rows.append({"width": width, "kib": got["transfer"] / KIB,
                          "evaluation": [round(d) for _s, d in got["evaluation"]],
                          "others": [round(d) for _s, d in got["others"]]})
     return rows
 
 
-def main() -> int:
+def with_browser(run):
+    """``run(base_url, browser)`` against the app on a local server, in headless Chromium."""
     from playwright.sync_api import sync_playwright
 
     from tests.conftest import LiveServer
 
+    with LiveServer(create_app({"RENDER_CACHE": True})) as srv, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            return run(srv.url, browser)
+        finally:
+            browser.close()
+
+
+def main() -> int:
     if "--plotly" in sys.argv:
         loads = int(sys.argv[sys.argv.index("--plotly") + 1])
-        with LiveServer(create_app({"RENDER_CACHE": True})) as srv, sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-            try:
-                rows = plotly_tasks(srv.url, browser, loads)
-            finally:
-                browser.close()
+        rows = with_browser(lambda base, browser: plotly_tasks(base, browser, loads))
         print(f"long tasks (ms) once plotly.js arrived, /embed/en/specdec/speedup/, load average "
               f"{os.getloadavg()[0]:.1f} after; a list is empty where no task passed 50 ms")
         print(f"{'width':>5} {'plotly.js KiB':>13}  {'evaluation':<12} others")
@@ -218,12 +228,7 @@ def main() -> int:
     paths = ([f"/embed/{lang}/specdec/" for lang in LANGS]
              + [f"/embed/{lang}/specdec/{a}/" for lang in LANGS for a in ANCHORS]
              + [f"/{lang}/specdec/" for lang in LANGS])
-    with LiveServer(create_app({"RENDER_CACHE": True})) as srv, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            results = measure(srv.url, paths, browser)
-        finally:
-            browser.close()
+    results = with_browser(lambda base, browser: measure(base, paths, browser))
 
     kib = lambda n: f"{n / KIB:.1f}"  # noqa: E731
     print(f"Transferred once settled ({SETTLE_MS / 1000:g} s idle after mounting, no scrolling), KiB, "

@@ -61,18 +61,20 @@ HINTS: dict[str, bytes] = {"plotly.min.js": b"//# allFunctionsCalledOnLoad\n"}
 
 def read(name: str, root: Path) -> bytes:
     """The file as the browser gets it (its hint first, once: a built package's copy has it)."""
+    return read_tagged(name, root)[0]
+
+
+def read_tagged(name: str, root: Path) -> tuple[bytes, str]:
+    """(the file as ``read`` gives it, its ETag), read and hashed once per version of the file."""
     path = source(name, root)
     return _read(path, path.stat().st_mtime_ns, HINTS.get(name, b""))
 
 
 @lru_cache(maxsize=8)
-def _read(path: Path, _mtime_ns: int, hint: bytes) -> bytes:
+def _read(path: Path, _mtime_ns: int, hint: bytes) -> tuple[bytes, str]:
     data = path.read_bytes()
-    return data if data.startswith(hint) else hint + data
-
-
-def etag(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()[:32]
+    data = data if data.startswith(hint) else hint + data
+    return data, hashlib.sha256(data).hexdigest()[:32]
 
 
 def missing(root: Path) -> list[str]:

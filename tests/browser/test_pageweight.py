@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from bench.pageweight import (CHARTS_NEAR_VIEW, KIB, LONG_TASK_MS, LONG_TASKS_AFTER_LOAD,
-                              LAZY_VENDOR, LONG_TASKS_INIT, PLOTLY, PLOTLY_BUDGET,
-                              PLOTLY_SET_INIT, PLOTLY_TASKS, THREE, _SIZES, budget, settle)
+                              LAZY_VENDOR, LONG_TASKS_INIT, PLOTLY, PLOTLY_BUDGET, THREE,
+                              _SIZES, budget, first_chart, settle)
 
 pytestmark = pytest.mark.browser
 
@@ -123,15 +123,7 @@ def test_the_first_chart_brings_plotly_within_its_budget(browser, live_url, path
     bundle was evaluated (so the two never add up to one freeze). How long each task takes is
     bench/pageweight.py's and docs/serving-measurements.md's to say: on this shared machine it
     depends on the others' load, and a test must not."""
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = ctx.new_page()
-    page.add_init_script(LONG_TASKS_INIT)
-    page.add_init_script(PLOTLY_SET_INIT)
-    page.goto(live_url + path)
-    page.wait_for_selector("[data-lazy-chart=drawn] .main-svg", state="attached", timeout=60_000)
-    page.wait_for_timeout(500)
-    got = page.evaluate(PLOTLY_TASKS)
-    ctx.close()
+    got = first_chart(browser, live_url + path)
     assert got is not None, "this Chromium does not report long tasks"
     assert got["set"] > got["arrived"] > 0 and got["drawn"] > got["set"], got
     assert got["transfer"] <= PLOTLY_BUDGET, f"plotly.js: {got['transfer'] / KIB:.1f} KiB"
