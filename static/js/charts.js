@@ -6,13 +6,16 @@ import { colon, count } from "./format.js";
 // it keeps the server's fallback table. Returns update(data): draw now if plotly is here, else
 // keep data for when it comes.
 export function lazyChart(container, ctx, draw) {
-  container.dataset.lazyChart = "waiting";   // "drawn" once drawn; tests find the charts by it
+  // "waiting", then "loading" once asked for, then "drawn": tests find the charts by it, and count
+  // a chart still loading as a part still busy.
+  container.dataset.lazyChart = "waiting";
   let plotly = null;
   let pending = null;
   let requested = false;
   const start = () => {
     if (requested) return;
     requested = true;
+    container.dataset.lazyChart = "loading";
     ctx.loadPlotly().then((P) => new Promise((ok) => setTimeout(() => ok(P), 0))).then((P) => {
       // One task per chart: several charts coming at once do not add up into one long task.
       plotly = P;
@@ -22,6 +25,7 @@ export function lazyChart(container, ctx, draw) {
       if (pending) draw(plotly, container, pending);
     }).catch((err) => {
       requested = false;
+      container.dataset.lazyChart = "waiting";
       console.warn(err);
     });
   };

@@ -18,15 +18,19 @@ def load(page, url, timeout=30000):
     page.evaluate(FRAMES)
 
 
+BUSY = ".plate-section[aria-busy='true'], [data-lazy-chart='loading']"
+
+
 def settle(page, timeout=30):
-    """Wait until no section is waiting for an answer (twice, 150 ms apart: an answer may start
-    another section's request)."""
+    """Wait until no section is waiting for an answer and no chart asked for is still loading
+    (twice, 150 ms apart: an answer may start another section's request). A chart that draws
+    replaces its fallback table, so what was found in the table before is gone after."""
     deadline = time.time() + timeout
     page.evaluate(FRAMES)
     while time.time() < deadline:
-        if page.locator(".plate-section[aria-busy='true']").count() == 0:
+        if page.locator(BUSY).count() == 0:
             page.wait_for_timeout(150)
-            if page.locator(".plate-section[aria-busy='true']").count() == 0:
+            if page.locator(BUSY).count() == 0:
                 return
         page.wait_for_timeout(100)
     raise AssertionError("sections still busy")
