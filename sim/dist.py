@@ -109,7 +109,7 @@ class Dist:
 
     Immutable in use (arrays are read-only); the total mass is normally 1."""
 
-    __slots__ = ("sup", "s", "val", "off", "_cum", "_on", "_arg", "_ov")
+    __slots__ = ("sup", "s", "val", "off", "_cum", "_on", "_arg", "_ov", "_tie")
 
     def __init__(self, sup: Support, s: float, val: np.ndarray):
         self.sup = sup
@@ -120,6 +120,7 @@ class Dist:
         self._on = None    # the mass on the list, as ``sample`` sums it
         self._arg = None   # ``argmax()``, kept: the loop asks it of the same distribution often
         self._ov = None    # (q, Σ min(self, q)) for the last q asked (``overlap_with``)
+        self._tie = None   # (q, Σ min on the list) known beforehand for one q over the same list
 
     @classmethod
     def unigram(cls, base: Base, s: float = 1.0) -> "Dist":
@@ -229,6 +230,13 @@ class Dist:
                 best = w
         return best
 
+    def tie(self, q: "Dist", on_list: float) -> None:
+        """Tell this distribution Σ_w min(p(w), q(w)) over its list, computed beforehand (a
+        table of them, ``sim.ngram``), for a q over the same list; ``overlap`` then adds the
+        part off the list."""
+        assert q.sup is self.sup
+        self._tie = (q, on_list)
+
     def overlap_with(self, q: "Dist") -> float:
         """``overlap(self, q)``, kept for the last q asked: the loop asks each of the target's
         distributions against the same draft's again and again."""
@@ -316,11 +324,25 @@ def _union(p: Dist, q: Dist) -> tuple[Support, np.ndarray, np.ndarray]:
     return Support(p.sup.base, U), p[U], q[U]
 
 
+_FIRST = np.zeros(1, dtype=np.intp)
+
+
+def _total(a: np.ndarray) -> float:
+    """Σ a, added as ``np.add.reduceat`` adds one row of a table (ndarray.sum adds in another
+    order, which differs in the last bits): a table of sums made at once agrees with it."""
+    return float(np.add.reduceat(a, _FIRST)[0]) if a.size else 0.0
+
+
 def overlap(p: Dist, q: Dist) -> float:
-    """Σ_w min(p(w), q(w)) in O(|idx_p ∪ idx_q|)."""
+    """Σ_w min(p(w), q(w)) in O(|idx_p ∪ idx_q|), or O(1) where p knows its sum on the list
+    against this q (``Dist.tie``)."""
+    tie = p._tie
+    if tie is not None and tie[0] is q:
+        off = min(p.s, q.s)
+        return (off * (1.0 - p.sup.p1) if off else 0.0) + tie[1]
     U, pu, qu = _union(p, q)
     off = min(p.s, q.s)
-    return (off * (1.0 - U.p1) if off else 0.0) + float(np.minimum(pu, qu).sum())
+    return (off * (1.0 - U.p1) if off else 0.0) + _total(np.minimum(pu, qu))
 
 
 def residual(p: Dist, q: Dist) -> Dist:

@@ -46,7 +46,7 @@ def _dist_bytes(d: Dist) -> int:
     """A sparse distribution's own memory: its values and, once drawn from, their running sum
     (the support is the model's, shared), and the object with its few numbers. Values that
     are a slice of a model's table are the table's: only their running sum is the entry's
-    (and Σ min(p, q) kept against one draft, ``Dist.overlap_with``)."""
+    (and Σ min(p, q) kept against one draft, ``Dist.overlap_with`` and ``Dist.tie``)."""
     return (2 if d.val.base is None else 1) * d.val.nbytes + 2 * 112 + 250
 
 
@@ -143,7 +143,8 @@ class Counts:
         found = bi_key[g] == b_of * V + tri.nxt if len(bi_key) else np.zeros(len(trow), dtype=bool)
         self.tri_pos = np.where(found, g - bi.start[b_of], -1)
         self.tri_general = set(np.unique(trow[~found]).tolist())
-        self.tri_val, self.tri_val_start = self._trigram_table(keys % V, trow)
+        self.tri_val, self.tri_val_start, self.tri_min = self._trigram_table(keys % V, trow)
+        self._bigrams: dict[int, Dist] = {}
 
     def _trigram_table(self, b_rows: np.ndarray, trow: np.ndarray):
         """Every trigram context's explicit entries, (1 − γ_ab)·c(a, b, w)/c(a, b, ·) added to
@@ -154,7 +155,7 @@ class Counts:
         sizes = np.diff(self.bi.start)[b_rows]
         total = int(sizes.sum())
         if total * 8 > TRIGRAM_TABLE_BYTES or not len(b_rows):
-            return None, None
+            return None, None, None
         start = np.zeros(len(b_rows) + 1, dtype=np.int64)
         np.cumsum(sizes, out=start[1:])
         src = np.repeat(self.bi.start[b_rows] - start[:-1], sizes) + np.arange(total)
@@ -162,7 +163,21 @@ class Counts:
         ok = self.tri_pos >= 0                  # rows with a token b never saw: ``_trigram``
         val[start[trow[ok]] + self.tri_pos[ok]] += self.tri_add[ok]
         val.setflags(write=False)
-        return val, start
+        # Each row's Σ min(p, q) on the list against the bigram at b, the draft the loop asks it
+        # against most (``sim.dist.overlap`` sums a row the same way, so the bits agree). A row
+        # is never empty: whatever follows (a, b) follows b.
+        on_list = np.add.reduceat(np.minimum(val, self.p2[src]), start[:-1])
+        on_list.setflags(write=False)
+        return val, start, on_list
+
+    def bigram(self, b: int) -> Dist:
+        """P_2(· | b) for a token b seen followed by another, one object per row, so that a
+        trigram distribution can keep its Σ min(p, q) against this very one."""
+        d = self._bigrams.get(b)
+        if d is None:
+            lo, hi = self.bi.start[b], self.bi.start[b + 1]
+            d = self._bigrams[b] = Dist(self.support(b), float(self.bi.gamma[b]), self.p2[lo:hi])
+        return d
 
     def support(self, b: int) -> Support:
         """The tokens seen after b, shared by every distribution that lists them (a dict write
@@ -225,6 +240,8 @@ class NGramModel:
         """Forget every kept distribution (benchmarks time the computation, not the cache)."""
         self.sparse_memo.cache_clear()
         self.dist_memo.cache_clear()
+        self.counts._bigrams.clear()   # shared by the text's models; a trigram kept elsewhere
+        # still holds its old bigram, which no draft returns now, so it computes Σ min afresh
 
     def _dist(self, h: tuple[int, ...]) -> np.ndarray:
         p = self._sparse_cached(h).dense()
@@ -242,8 +259,7 @@ class NGramModel:
         c = self.counts
         if b == UNK or c.bi.total[b] == 0:
             return Dist.unigram(self.base)
-        lo, hi = c.bi.start[b], c.bi.start[b + 1]
-        return Dist(c.support(b), float(c.bi.gamma[b]), c.p2[lo:hi])
+        return c.bigram(b)
 
     def _trigram(self, a: int, b: int) -> Dist:
         c = self.counts
@@ -255,7 +271,9 @@ class NGramModel:
         b_lo, b_hi = c.bi.start[b], c.bi.start[b + 1]
         s = g * float(c.bi.gamma[b])
         if k not in c.tri_general and c.tri_val is not None:
-            return Dist(c.support(b), s, c.tri_val[c.tri_val_start[k]:c.tri_val_start[k + 1]])
+            p = Dist(c.support(b), s, c.tri_val[c.tri_val_start[k]:c.tri_val_start[k + 1]])
+            p.tie(c.bigram(b), float(c.tri_min[k]))
+            return p
         val = g * c.p2[b_lo:b_hi]
         if k not in c.tri_general:  # the usual case: whatever follows (a, b) also follows b
             val[c.tri_pos[lo:hi]] += c.tri_add[lo:hi]

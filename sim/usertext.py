@@ -202,12 +202,15 @@ def estimate_bytes(ut: UserText, cache_bytes: int = DIST_CACHE_BYTES) -> int:
     # A Support: the object (~100 B), its dict slot (~100 B), two arrays of its row (16 B an
     # entry, ~112 B of header each).
     supports = V * (200 + 2 * 112 + 64) + 16 * c.bi.nxt.size   # + 64: the dict's own table
+    # A bigram distribution kept per row (``Counts.bigram``): the object with its numbers and
+    # dict slot (~350 B), its view of the row (~112 B) and, once drawn from, its running sum.
+    bigrams = V * (350 + 2 * 112) + 8 * c.bi.nxt.size
     # Three models, each with a sparse and a dense cache of cache_bytes (or of one entry, if one
     # is larger), and ~200 bytes of lru_cache bookkeeping per entry.
     widest = int(np.diff(c.bi.start).max(initial=1))
     caches = 3 * (max(cache_bytes, 16 * widest) + max(cache_bytes, 8 * V)
                   + 200 * (SPARSE_CACHE + DENSE_CACHE))
-    return int(arrays + strings + dicts + supports + caches + ut.ids.nbytes + 4096)
+    return int(arrays + strings + dicts + supports + bigrams + caches + ut.ids.nbytes + 4096)
 
 
 def disagreeing_context(ut: UserText, min_count: int = 3) -> tuple[int, int]:

@@ -8,7 +8,7 @@ import pytest
 import corpus
 import sim.ngram as ngram
 from sim import usertext
-from sim.dist import Draws, residual
+from sim.dist import Draws, overlap, residual
 from sim.ngram import load_models, models_from_counts
 from sim.speculative import RULES, _Uniforms, generate, generate_steps
 
@@ -54,6 +54,21 @@ def test_the_books_trigram_table_holds_what_each_context_computes(lang, referenc
         p, q = fast._trigram(a, b), ref._trigram(a, b)
         assert p.sup.idx.tolist() == q.sup.idx.tolist()
         assert p.s == q.s and p.val.tolist() == q.val.tolist()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_tables_sums_of_min_p_q_are_each_contexts_own(lang, reference):
+    # Σ min(p, q) against the bigram at b, taken from the table's sums, is the sum computed for
+    # the context alone, bit for bit; against any other q it is computed.
+    fast, ref = load_models(lang), reference[lang]
+    V = fast["trigram"].V
+    for key in list(fast["trigram"].counts.pair_row)[::7]:
+        a, b = divmod(key, V)
+        p, q = fast["trigram"]._trigram(a, b), fast["bigram"]._bigram(b)
+        assert p._tie is not None and p._tie[0] is q
+        assert overlap(p, q) == overlap(ref["trigram"]._trigram(a, b), ref["bigram"]._bigram(b))
+        u = fast["unigram"].sparse(())
+        assert overlap(p, u) == overlap(ref["trigram"]._trigram(a, b), u)
 
 
 @pytest.mark.parametrize("lang", LANGS)
