@@ -87,7 +87,7 @@ def main(argv=None) -> int:
 
         models = load_models(lang)
         target, draft = models["trigram"], models["bigram"]
-        ctx = target.encode(list(contexts[0]))
+        ctx = target.encode([model.vocab[i] for i in contexts[0]])   # the first context above
 
         def run():
             target.clear_caches(); draft.clear_caches()
