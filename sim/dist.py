@@ -336,12 +336,11 @@ def _total(a: np.ndarray) -> float:
 def overlap(p: Dist, q: Dist) -> float:
     """Σ_w min(p(w), q(w)) in O(|idx_p ∪ idx_q|), or O(1) where p knows its sum on the list
     against this q (``Dist.tie``)."""
+    off = min(p.s, q.s)
     tie = p._tie
     if tie is not None and tie[0] is q:
-        off = min(p.s, q.s)
         return (off * (1.0 - p.sup.p1) if off else 0.0) + tie[1]
     U, pu, qu = _union(p, q)
-    off = min(p.s, q.s)
     return (off * (1.0 - U.p1) if off else 0.0) + _total(np.minimum(pu, qu))
 
 

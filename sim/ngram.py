@@ -179,6 +179,11 @@ class Counts:
             d = self._bigrams[b] = Dist(self.support(b), float(self.bi.gamma[b]), self.p2[lo:hi])
         return d
 
+    def forget_bigrams(self) -> None:
+        """Drop the kept bigrams (the text's models share them). A trigram kept elsewhere still
+        holds its old bigram, which no draft returns now, so it computes its Σ min afresh."""
+        self._bigrams.clear()
+
     def support(self, b: int) -> Support:
         """The tokens seen after b, shared by every distribution that lists them (a dict write
         is atomic under the GIL; two threads at worst build the same row twice)."""
@@ -240,8 +245,7 @@ class NGramModel:
         """Forget every kept distribution (benchmarks time the computation, not the cache)."""
         self.sparse_memo.cache_clear()
         self.dist_memo.cache_clear()
-        self.counts._bigrams.clear()   # shared by the text's models; a trigram kept elsewhere
-        # still holds its old bigram, which no draft returns now, so it computes Σ min afresh
+        self.counts.forget_bigrams()
 
     def _dist(self, h: tuple[int, ...]) -> np.ndarray:
         p = self._sparse_cached(h).dense()
