@@ -9,7 +9,8 @@ from pathlib import Path
 
 from flask import Flask, abort, jsonify, redirect, render_template, request, send_file, url_for
 from flask_babel import Babel
-from flask_babel import gettext as _
+from views import translation
+from views.translation import gettext as _
 from werkzeug.exceptions import HTTPException
 
 from corpus.text import DEFAULT_LANG, LANGS
@@ -84,6 +85,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     formats.init_app(app)  # num, pct, compact, prob, fmt filters; field() for live numbers
     choices.init_app(app)  # the names of every choice of a control
     app.jinja_env.add_extension("jinja2.ext.i18n")  # {% trans %} blocks, same catalog
+    translation.init_app(app)  # the templates' gettext: the request's catalog, found once
 
     from views.api import bp as api_bp
     from views.plate import bp as plate_bp

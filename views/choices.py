@@ -2,7 +2,7 @@
 sim/params.py hold the values; these are only their names on the page's controls)."""
 from __future__ import annotations
 
-from flask_babel import gettext as _
+from views.translation import gettext as _
 
 from corpus.text import LANGUAGES
 from sim import roofline

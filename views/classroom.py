@@ -8,7 +8,7 @@ key in the fragment of the teacher's (never sent to a server in a Referer).
 from __future__ import annotations
 
 from flask import Blueprint, abort, jsonify, render_template, request, url_for
-from flask_babel import gettext as _
+from views.translation import gettext as _
 
 from corpus.text import switch_langs
 from serving import classes as C

@@ -129,7 +129,7 @@ def times(x: str) -> str:
 # the number goes when the number ends in 万 or 亿 and a Han character follows. Applied to every
 # rendered Chinese page and live block (views/plate.py, views/sections/__init__.py); format.js's tidy()
 # does the same to what scripts write.
-_UNIT_SPACE = re.compile(r"(?<=[万亿])(</span>)?[ \t]+(?=[\u4e00-\u9fff])")
+_UNIT_SPACE = re.compile(r"([万亿])(</span>)?[ \t]+(?=[\u4e00-\u9fff])")
 # A token that is itself a quote mark, quoted ("草稿模型的首选““”"), reads as a slip: it is shown
 # in corner brackets instead (「“」). The token may sit in a field's <span>; " and ' come escaped.
 _QUOTE_TOKEN = re.compile(r"“((?:<[^>]*>)*)(“|”|‘|’|&#34;|&#39;|&quot;|&#x27;)((?:</[^>]*>)*)”")
@@ -140,7 +140,8 @@ NBSP = "\u00a0"
 # A figure with 万/亿 written in the prose itself ("700亿参数"), not by a field (fields do not wrap,
 # plate.css): a word joiner keeps the digits and their 万/亿 on one line. Fields and scripts' data
 # are passed over unchanged.
-_WAN_YI = re.compile(r'(<span class="num"[^>]*>[^<]*</span>|<script\b.*?</script>)|(\d)(?=[万亿])', re.S)
+_WAN_YI = re.compile(r"(\d)(?=[万亿])")
+_FIELD = re.compile(r'(<span class="num"[^>]*>[^<]*</span>)')
 WORD_JOINER = "\u2060"
 # No space after a full-width mark, even where a template put one between a label ending in "："
 # and its value ("每次前向的 γ： 4 7 7"), possibly across the end of an element.
@@ -151,23 +152,32 @@ _AFTER_MARK = re.compile(r"([，。；：！？、])((?:</[a-z]+>)*)[ \t]+(?=\S)
 # dash and at the spaces around 到, so a word joiner sits on each side of the dash and the spaces
 # around 到 are no-break ones, also where a field's <span> closes before the mark or opens after it.
 # Scripts' data are passed over unchanged. format.js's tidy() does the same.
-_RANGE = re.compile(r'(<script\b.*?</script>)|(\d%?)((?:</[a-z]+>)*)(?:(–)|[ \t]+(到)[ \t]+)((?:<[a-z][^>]*>)*)(?=\d)', re.S)
+_RANGE = re.compile(r'(\d%?)((?:</[a-z]+>)*)(?:(–)|[ \t]+(到)[ \t]+)((?:<[a-z][^>]*>)*)(?=\d)')
+# Scripts' data (JSON for the widgets: a third of a plate's characters and most of its digits)
+# and fields: the two rules above pass over them, so they are split off once, by patterns that
+# start with a literal (which the regex engine finds fast), rather than matched by each rule.
+_SCRIPT = re.compile(r"(<script\b.*?</script>)", re.S)
 
 
 def _range(m: re.Match) -> str:
-    if m.group(1):
-        return m.group(1)
-    mark = WORD_JOINER + "–" + WORD_JOINER if m.group(4) else NBSP + "到" + NBSP
-    return m.group(2) + m.group(3) + mark + m.group(6)
+    mark = WORD_JOINER + "–" + WORD_JOINER if m.group(3) else NBSP + "到" + NBSP
+    return m.group(1) + m.group(2) + mark + m.group(5)
 
 
 def tidy_zh(html: str) -> str:
-    html = _UNIT_SPACE.sub(r"\1", html)
+    html = _UNIT_SPACE.sub(r"\1\2", html)
     html = _QUOTE_TOKEN.sub(r"「\1\2\3」", html)
     html = _AFTER_MARK.sub(r"\1\2", html)
     html = _NUM_UNIT.sub(lambda m: m.group(1) + (m.group(2) or "") + NBSP, html)
-    html = _RANGE.sub(_range, html)
-    return _WAN_YI.sub(lambda m: m.group(1) or m.group(2) + WORD_JOINER, html)
+    parts = _SCRIPT.split(html)         # text, script, text, ..., text
+    parts[::2] = [_prose(_RANGE.sub(_range, text)) for text in parts[::2]]
+    return "".join(parts)
+
+
+def _prose(text: str) -> str:
+    parts = _FIELD.split(text)          # prose, field, prose, ..., prose
+    parts[::2] = [_WAN_YI.sub("\\1" + WORD_JOINER, prose) for prose in parts[::2]]
+    return "".join(parts)
 
 
 def typeset(html: str, lang: str | None) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from flask_babel import gettext
+from views.translation import gettext
 
 from sim import param
 from sim import params as P

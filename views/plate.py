@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 from flask import Blueprint, abort, current_app, has_request_context, render_template, request, url_for
-from flask_babel import gettext as _
+from views.translation import gettext as _
 
 from corpus.text import LANGS, LANGUAGES, switch_langs
 from sim import param

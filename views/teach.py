@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import segno
 from flask import Blueprint, Response, abort, render_template, request, url_for
-from flask_babel import gettext as _
+from views.translation import gettext as _
 
 from corpus.text import switch_langs
 from sim import param

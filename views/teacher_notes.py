@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flask_babel import lazy_gettext as _l
+from views.translation import lazy_gettext as _l
 
 
 @dataclass(frozen=True)

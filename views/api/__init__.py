@@ -7,7 +7,7 @@ traceback.
 from __future__ import annotations
 
 from flask import Blueprint, current_app, jsonify, request
-from flask_babel import gettext as _
+from views.translation import gettext as _
 from werkzeug.exceptions import HTTPException
 
 from sim.param import ParamError, join

@@ -16,7 +16,7 @@ answers 503 with Retry-After (serving.labtexts.COUNTING).
 from __future__ import annotations
 
 from flask import Blueprint, jsonify, request
-from flask_babel import gettext as _
+from views.translation import gettext as _
 
 from serving import labtexts, textstore
 from sim import params as P

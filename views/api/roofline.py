@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from flask import Blueprint, jsonify, request
-from flask_babel import gettext as _
+from views.translation import gettext as _
 
 from sim import params as P
 from sim.param import N_

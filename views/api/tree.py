@@ -13,7 +13,7 @@ other routes (bench/cpu.py, README). A refusal names a parameter the request gav
 from __future__ import annotations
 
 from flask import Blueprint, jsonify, request
-from flask_babel import gettext
+from views.translation import gettext
 
 from sim import params as P
 from sim.param import N_

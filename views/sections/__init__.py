@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from flask import current_app
-from flask_babel import lazy_gettext as _l
+from views.translation import lazy_gettext as _l
 
 from sim import params as P
 from views.format import typeset

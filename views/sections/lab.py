@@ -18,7 +18,7 @@ import pickle
 from functools import lru_cache
 
 import numpy as np
-from flask_babel import gettext as _
+from views.translation import gettext as _
 
 from serving import labtexts, textstore
 from serving.bytecache import ByteLRU

@@ -3,7 +3,7 @@ the draft's name in a sentence, the GPUs a model's weights are split over, the p
 from __future__ import annotations
 
 import numpy as np
-from flask_babel import gettext as _
+from views.translation import gettext as _
 
 from corpus import tokenize as corpus_tokenize
 from corpus.text import LANGUAGES

@@ -18,7 +18,7 @@ for the same seed. The caps on a request's work are here, measured with bench/cp
 from __future__ import annotations
 
 import numpy as np
-from flask_babel import gettext as _
+from views.translation import gettext as _
 
 from corpus.text import LANGUAGES
 from sim import params as P
