@@ -19,8 +19,10 @@ import pytest
 from tests import serve_util
 
 # One server for the whole file, on one worker when the suite runs in parallel (pytest-xdist
-# --dist loadgroup); the last test stops it.
-pytestmark = pytest.mark.xdist_group("serve")
+# --dist loadgroup); the last test stops it. Slow: starting nginx and gunicorn takes seconds, the
+# tests that kill them and wait for the restart some 20 s, about 23 s of CPU for the file (measured
+# 2 December 2026, an eighth of the fast loop); the whole suite (.ci/run) runs them.
+pytestmark = [pytest.mark.xdist_group("serve"), pytest.mark.slow]
 
 SECURITY = ("Content-Security-Policy", "X-Content-Type-Options", "Referrer-Policy", "X-Frame-Options")
 # A reader answered while others hold connections: well under the held connections' header

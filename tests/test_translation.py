@@ -28,11 +28,20 @@ def test_the_templates_and_lazy_strings_read_the_same_catalog(app):
             assert str(lazy) == want
 
 
+PASS_ONE = ("In pass %(k)s of this run, the one shown below, the draft guessed "
+            "“%(guesses)s”, and the target checked its %(num)s guess in that one pass.")
+PASS_MANY = ("In pass %(k)s of this run, the one shown below, the draft guessed "
+             "“%(guesses)s”, and the target checked all %(num)s together.")
+
+
 def test_variables_and_plurals_are_filled_in(app):
     with app.test_request_context("/en/specdec/"):
-        assert gettext("%(n)s of %(m)s", n=1, m=2) == "1 of 2"
-        assert ngettext("%(num)s pass", "%(num)s passes", 1) == "1 pass"
-        assert ngettext("%(num)s pass", "%(num)s passes", 3) == "3 passes"
+        assert gettext("an integer from %(lo)s to %(hi)s", lo=1, hi=8) == "an integer from 1 to 8"
+        assert ngettext(PASS_ONE, PASS_MANY, 1, k=2, guesses="a").endswith("its 1 guess in that one pass.")
+        assert ngettext(PASS_ONE, PASS_MANY, 3, k=2, guesses="a b c").endswith("checked all 3 together.")
+    with app.test_request_context("/zh/specdec/"):
+        assert gettext("an integer from %(lo)s to %(hi)s", lo=1, hi=8) == "介于 1 和 8 之间的整数"
+        assert ngettext(PASS_ONE, PASS_MANY, 3, k=2, guesses="甲").startswith("在这次运行的第 2 次前向")
 
 
 def test_outside_a_request_the_string_is_its_own_translation():
