@@ -28,10 +28,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app import create_app  # noqa: E402
 from corpus.text import DEFAULT_LANG  # noqa: E402
+from bench import chromium  # noqa: E402
+from bench.chromium import CHROMIUM  # noqa: E402
 from bench.pageweight import LONG_TASKS_AFTER_LOAD, LONG_TASKS_INIT  # noqa: E402
 
-SWIFTSHADER = ["--no-sandbox", "--use-angle=swiftshader", "--use-gl=angle", "--enable-unsafe-swiftshader"]
-CHROMIUM = "/usr/bin/chromium"
 PLAY_MS = 8000
 SETTLE_MS = 4000
 
@@ -151,7 +151,7 @@ def main():
     from tests.conftest import LiveServer
     results = []
     with LiveServer(create_app({"TESTING": True})) as srv, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=SWIFTSHADER, headless=True)
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=chromium.SWIFTSHADER, headless=True)
         for _ in range(args.rounds):
             for width in args.width or [1280]:
                 result = {"lang": args.lang, "width": width, "load_average": os.getloadavg()[0],

@@ -28,6 +28,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app import create_app  # noqa: E402
+from bench import chromium  # noqa: E402
+from bench.chromium import CHROMIUM  # noqa: E402
 from corpus.text import LANGS  # noqa: E402
 from views.sections import ANCHORS  # noqa: E402
 
@@ -45,8 +47,6 @@ SECTION_EMBED_BUDGET = 110 * KIB  # /embed/<lang>/specdec/<anchor>/
 EMBED_BUDGET = PAGE_BUDGET       # the largest embed: the whole plate
 LONG_TASK_MS = 200               # no task after load may take longer (issue 15)
 SETTLE_MS = 3000                 # idle after the widgets have mounted, before measuring
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 PLOTLY = "/vendor/plotly.min.js"
 # plotly.js on the wire (compressed, headers included), whenever it comes: the basic bundle
 # (serving/vendor.py) is 391.4 KiB gzipped, where the Python package's full bundle was 1,410 KiB.
@@ -205,7 +205,7 @@ def with_browser(run):
     from tests.conftest import LiveServer
 
     with LiveServer(create_app({"RENDER_CACHE": True})) as srv, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=chromium.NO_GPU, headless=True)
         try:
             return run(srv.url, browser)
         finally:

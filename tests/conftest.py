@@ -36,6 +36,8 @@ from jinja2 import BytecodeCache  # noqa: E402
 from werkzeug.serving import make_server  # noqa: E402
 
 from app import create_app  # noqa: E402
+from bench import chromium  # noqa: E402
+from bench.chromium import CHROMIUM  # noqa: E402
 
 # Hypothesis times each example against a wall-clock deadline (200 ms by default); on a busy shared
 # machine a slow moment is not a bug, and it failed test_params' range properties at a load of 18.
@@ -81,11 +83,10 @@ def pytest_ignore_collect(collection_path, config):
             return None
     return True
 
-CHROMIUM = "/usr/bin/chromium"
 # No WebGL: the bench's machine then shows its 2D diagram, as without WebGL; its own tests
 # (tests/browser/test_machine.py) launch Chromium with software WebGL. Drawing it in every other
 # browser test cost each of them seconds of CPU on software WebGL.
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-3d-apis", "--disable-background-networking"]
+CHROMIUM_ARGS = chromium.PLAIN
 
 
 class _SharedTemplates(BytecodeCache):
@@ -167,7 +168,10 @@ class LiveServer:
 
 @pytest.fixture(scope="session")
 def live_url():
-    with LiveServer(create_app({"TESTING": True})) as srv:
+    # The render cache on, as a server has it: no browser test patches this app, and without it
+    # every page a browser test loads rendered the whole plate again and compressed it, and every
+    # script was compressed again, about half the CPU of the browser tests (py-spy, 3 Dec 2026).
+    with LiveServer(create_app({"TESTING": True, "RENDER_CACHE": True})) as srv:
         yield srv.url
 
 

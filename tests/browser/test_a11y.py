@@ -143,8 +143,11 @@ def test_every_control_is_reached_by_tab_and_shows_focus(page, live_url, path):
         assert page.evaluate("() => [...document.querySelectorAll('details.further')].every(d => d.open)")
     # Parts load when they come near the view (a fold's study, its chart) and replace their live
     # text when they answer: bring each near the view and let it answer before marking, or the
-    # Tab walk itself loads one and the marked element is gone.
+    # Tab walk itself loads one and the marked element is gone. Every chart is asked for too (as the
+    # Embed dialog's preview asks): a chart drawn replaces its fallback table, and one whose
+    # observer had not yet fired when the page settled drew during the walk (CI, 3 Dec 2026).
     page.evaluate("""async () => {
+        document.dispatchEvent(new Event('specdec:draw-charts'));
         for (const el of document.querySelectorAll('details.further, .live')) {
             el.scrollIntoView({block: 'center'});
             await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));

@@ -11,11 +11,11 @@ from contextlib import contextmanager
 import pytest
 
 from tests.browser.util import FRAMES, load
+from bench import chromium
 from tests.conftest import CHROMIUM, _origin, guard
 
 pytestmark = pytest.mark.browser
 
-SWIFTSHADER = ["--no-sandbox", "--use-angle=swiftshader", "--use-gl=angle", "--enable-unsafe-swiftshader"]
 THREE = ("/vendor/three.min.js",)
 LIVE = ".machine[data-machine=live]"
 TAU = 2 * math.pi
@@ -23,7 +23,7 @@ TAU = 2 * math.pi
 
 @pytest.fixture(scope="module")
 def gl_browser(playwright):
-    b = playwright.chromium.launch(executable_path=CHROMIUM, args=SWIFTSHADER, headless=True)
+    b = playwright.chromium.launch(executable_path=CHROMIUM, args=chromium.SWIFTSHADER, headless=True)
     yield b
     b.close()
 
