@@ -7,6 +7,7 @@ collected, so a test can assert that the page stayed on its own origin and logge
 from __future__ import annotations
 
 import functools
+import hashlib
 import itertools
 import os
 import re
@@ -90,16 +91,22 @@ CHROMIUM_ARGS = chromium.PLAIN
 
 
 class _SharedTemplates(BytecodeCache):
-    """Jinja's compiled templates, kept for every app this test process creates. Each Flask app
-    has its own Jinja environment, so each new app compiled the plate's 67 templates again on
-    its first page: about 2.5 s of CPU each time (measured on 2 December 2026), and the suite
-    creates some 25 apps (test_headers, test_caching, test_origin, test_textstore, ...). The
-    key is Jinja's own (template name and file) with the environment's settings that change the
-    compiled code; Jinja checks the source's checksum on every load, so an edited template is
-    compiled afresh. Servers started by the tests (serve.sh) compile their own."""
+    """Jinja's compiled templates, kept for every app this test process creates, and on disk for
+    the next run (``.pytest_cache/jinja/`` of this checkout). Each Flask app has its own Jinja
+    environment, so each new app compiled the plate's 67 templates again on its first page: about
+    2.5 s of CPU each time (measured on 2 December 2026), and the suite creates some 25 apps
+    (test_headers, test_caching, test_origin, test_textstore, ...); each test process did it once
+    more, every run. The key is Jinja's own (template name and file) with the environment's
+    settings that change the compiled code; Jinja checks the source's checksum on every load, so
+    an edited template is compiled afresh. Servers started by the tests (serve.sh) compile their
+    own."""
 
-    def __init__(self):
+    def __init__(self, folder: Path):
         self.code: dict[tuple, bytes] = {}
+        self.folder = folder
+
+    def _file(self, key: tuple) -> Path:
+        return self.folder / (hashlib.sha256(repr(key).encode()).hexdigest()[:32] + ".jinja")
 
     @staticmethod
     def _key(bucket) -> tuple:
@@ -110,15 +117,30 @@ class _SharedTemplates(BytecodeCache):
                 env.newline_sequence, env.keep_trailing_newline, env.optimized, repr(env.finalize))
 
     def load_bytecode(self, bucket) -> None:
-        code = self.code.get(self._key(bucket))
-        if code is not None:
-            bucket.bytecode_from_string(code)   # ignored if the source's checksum differs
+        key = self._key(bucket)
+        code = self.code.get(key)
+        if code is None:
+            try:
+                code = self._file(key).read_bytes()
+            except OSError:
+                return
+        bucket.bytecode_from_string(code)   # ignored if the source's checksum differs
 
     def dump_bytecode(self, bucket) -> None:
-        self.code[self._key(bucket)] = bucket.bytecode_to_string()
+        key = self._key(bucket)
+        self.code[key] = code = bucket.bytecode_to_string()
+        # Written whole under a name of its own, then renamed: the other worker may be reading.
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            tmp = self._file(key).with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_bytes(code)
+            os.replace(tmp, self._file(key))
+        except OSError:
+            pass   # a read-only checkout: compiled in memory only, as before
 
 
-Flask.jinja_options = {**Flask.jinja_options, "bytecode_cache": _SharedTemplates()}
+Flask.jinja_options = {**Flask.jinja_options,
+                       "bytecode_cache": _SharedTemplates(Path(__file__).resolve().parents[1] / ".pytest_cache" / "jinja")}
 
 
 @pytest.fixture(scope="session")

@@ -32,13 +32,17 @@ POST_SPECS: dict[str, dict[str, Param]] = {
     "/api/lab/text": P.API_LAB_TEXT,
 }
 
-# A hundred per route: the strategies come from the declarations, so each example is already a
-# boundary, a wrong type or junk, and the bugs this file has caught showed within the first few
-# dozen. SPECDEC_FUZZ_EXAMPLES=1000 fuzzes deeper (minutes).
+# A hundred per route in all: the strategies come from the declarations, so each example is
+# already a boundary, a wrong type or junk, and the bugs this file has caught showed within the
+# first few dozen. The fast loop asks QUICK of them (about 18 ms of CPU each, a quarter of the fast
+# loop's time at a hundred); the whole suite asks the rest too, in tests marked slow.
+# SPECDEC_FUZZ_EXAMPLES=1000 fuzzes deeper (minutes).
 EXAMPLES = int(os.environ.get("SPECDEC_FUZZ_EXAMPLES", "100"))
-FUZZ = settings(max_examples=EXAMPLES, deadline=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                       HealthCheck.function_scoped_fixture])
+QUICK = min(EXAMPLES, 40)
+HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture]
+FUZZ = settings(max_examples=QUICK, deadline=None, suppress_health_check=HEALTH)
+FUZZ_DEEPER = settings(max_examples=max(1, EXAMPLES - QUICK), deadline=None, suppress_health_check=HEALTH)
+slow = pytest.mark.slow
 
 NASTY = [
     "", " ", "  4  ", "nan", "NaN", "-nan", "inf", "-inf", "Infinity", "1e309", "-1e309", "1e-400",
@@ -121,10 +125,7 @@ def check(resp, sent_names: set[str] | None) -> None:
             assert err["param"] in sent_names, (err, sent_names)
 
 
-@pytest.mark.parametrize("route", sorted(SPECS))
-@FUZZ
-@given(pairs=st.data())
-def test_api_never_fails_on_bad_input(client, route, pairs):
+def bad_input(client, route, pairs):
     q = pairs.draw(QUERIES[route], label="query")
     lang = pairs.draw(st.sampled_from(["en", "zh", "zh-CN,zh;q=0.9", "*", "xx", ""]), label="al")
     resp = client.get(route, query_string=urlencode(q), headers={"Accept-Language": lang})
@@ -136,21 +137,51 @@ def test_api_never_fails_on_bad_input(client, route, pairs):
 
 
 @pytest.mark.parametrize("route", sorted(SPECS))
-# A quarter of EXAMPLES: raw strings are mostly not a parameter at all, so they test the query
-# parser every route shares (33 routes × 25 = 825 strings through it), not the route.
-@settings(max_examples=EXAMPLES // 4, deadline=None, suppress_health_check=list(HealthCheck))
-@given(raw=st.one_of(
+@FUZZ
+@given(pairs=st.data())
+def test_api_never_fails_on_bad_input(client, route, pairs):
+    bad_input(client, route, pairs)
+
+
+@slow
+@pytest.mark.parametrize("route", sorted(SPECS))
+@FUZZ_DEEPER
+@given(pairs=st.data())
+def test_api_never_fails_on_bad_input_deeper(client, route, pairs):
+    bad_input(client, route, pairs)
+
+
+RAW = st.one_of(
     st.binary(max_size=300),
     st.lists(st.sampled_from(["%", "%f", "%ff", "%fe%ff", "%c3%28", "%ed%a0%80", "&", "=", "==",
                               "&&", ";", "+", "%2B", "gamma=", "gamma", "lang=zh", "%00",
                               "%e8%af%b4", "a" * 50]), max_size=30).map("".join),
-))
-def test_api_survives_raw_query_strings(client, route, raw):
+)
+
+
+def raw_query(client, route, raw):
     if isinstance(raw, bytes):
         # Bytes that are not UTF-8 reach the app as a latin-1 decoded WSGI string.
         raw = raw.decode("latin-1")
     resp = client.get(route, query_string=raw)
     check(resp, None)
+
+
+# A quarter as many: raw strings are mostly not a parameter at all, so they test the query parser
+# every route shares (33 routes × 25 = 825 strings through it in the whole suite), not the route.
+@pytest.mark.parametrize("route", sorted(SPECS))
+@settings(max_examples=max(1, QUICK // 4), deadline=None, suppress_health_check=list(HealthCheck))
+@given(raw=RAW)
+def test_api_survives_raw_query_strings(client, route, raw):
+    raw_query(client, route, raw)
+
+
+@slow
+@pytest.mark.parametrize("route", sorted(SPECS))
+@settings(max_examples=max(1, (EXAMPLES - QUICK) // 4), deadline=None, suppress_health_check=list(HealthCheck))
+@given(raw=RAW)
+def test_api_survives_raw_query_strings_deeper(client, route, raw):
+    raw_query(client, route, raw)
 
 
 @pytest.mark.parametrize("route", sorted(SPECS) + sorted(POST_SPECS))

@@ -136,6 +136,8 @@ json.dump(out, sys.stdout)
 """
 
 
+# A fresh interpreter that loads the models and renders five pages: about 5 s of CPU.
+@pytest.mark.slow
 def test_a_third_language_is_one_more_record():
     import json
     import subprocess

@@ -65,6 +65,9 @@ def test_every_distribution_sums_to_one(lang, name):
         assert p.sum() == pytest.approx(1.0, abs=1e-12)
 
 
+# NLTK counts each book again for every order (its fit: 2-4 s of CPU a language), so the whole
+# suite runs this and the fast loop leaves it to the small texts above.
+@pytest.mark.slow
 @needs_books
 @pytest.mark.parametrize("lang", corpus.LANGS)
 def test_book_models_match_nltk(lang):

@@ -89,6 +89,9 @@ def test_a_bigram_target_gives_the_plain_loops_run(reference):
         same_run(load_models("en"), reference["en"], "bigram", "unigram", [5, 9], 200, 4, seed)
 
 
+# The benchmark's run (10,000 tokens, γ 4, the bigram draft), both loops: about 4 s of CPU each,
+# so the whole suite runs it and the fast loop leaves it to the shorter runs above.
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", LANGS)
 def test_a_long_run_is_the_plain_loops_run_token_for_token(lang, reference):
     fast = load_models(lang)

@@ -80,6 +80,7 @@ def test_cache_is_bounded_in_bytes_lru_and_keyed_by_hash_and_language():
     assert a.sha256 == usertext.digest(texts[0]) and len(a.sha256) == 64
 
 
+@pytest.mark.slow   # tracemalloc over counting and running a 60,000-word text: about 3 s of CPU
 def test_memory_estimate_bounds_what_a_used_text_holds():
     # tracemalloc sees every allocation numpy and Python make: after counting a text with a
     # large vocabulary and using its models as the lab does (runs at γ 8, the tubes' context,
