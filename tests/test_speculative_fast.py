@@ -12,6 +12,10 @@ from sim.dist import Draws, overlap, residual
 from sim.ngram import load_models, models_from_counts
 from sim.speculative import RULES, _Uniforms, generate, generate_steps
 
+# One worker runs the whole file (pytest-xdist's loadgroup), so the reference models (the slow
+# path, built without the trigram table) are built once, not once on each worker.
+pytestmark = pytest.mark.xdist_group("speculative-fast")
+
 LANGS = ("en", "zh")
 
 

@@ -10,7 +10,9 @@ import pytest
 
 from tests.browser.util import load, open_fold
 
-pytestmark = pytest.mark.browser
+# One worker runs the whole file (pytest-xdist's loadgroup), so the module's measurement of eight
+# page heights (some 20 s) is made once, not once on each worker.
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("lesson")]
 
 # Issue 22's budgets, with folds closed, at 1280 px.
 PICTURE_MAX = 15_000

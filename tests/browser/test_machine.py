@@ -14,7 +14,9 @@ from tests.browser.util import FRAMES, load
 from bench import chromium
 from tests.conftest import CHROMIUM, _origin, guard
 
-pytestmark = pytest.mark.browser
+# One worker runs the whole file (pytest-xdist's loadgroup), so the module's Chromium with
+# software WebGL is started once, not once on each worker.
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("machine")]
 
 THREE = ("/vendor/three.min.js",)
 LIVE = ".machine[data-machine=live]"
