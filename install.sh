@@ -4,8 +4,9 @@
 # run.sh and test.sh call it first.
 #   Debian packages: nginx (serve.sh puts it in front of gunicorn), redis-server (the tests start
 #     one; a class on several machines shares texts through one), Chromium (browser tests,
-#     screenshots), CJK fonts (Chinese pages render in the tests), wrk (the load benchmark), npm
-#     (axe-core); python3 itself if missing.
+#     screenshots) and its headless shell (the browser tests' lighter browser, where it installs),
+#     CJK fonts (Chinese pages render in the tests), wrk (the load benchmark), npm (axe-core);
+#     python3 itself if missing.
 #   Python packages: pyproject.toml's, with the test extra, into python3's environment, or into
 #     .venv/ where that environment belongs to the system (PEP 668, e.g. Debian's own python3).
 #   axe-core (tests/browser/test_a11y.py), pinned in package-lock.json, into node_modules/.
@@ -28,6 +29,11 @@ want nginx nginx
 want libnginx-mod-http-lua
 want redis-server redis-server
 want chromium chromium
+# Optional: the browser tests use Chromium's headless shell where it is installed (about a third
+# less CPU a page, bench/chromium.py) and chromium where not, so failing to install it only warns.
+optional=()
+dpkg-query -W -f='${db:Status-Abbrev}' chromium-headless-shell 2>/dev/null | grep -q '^ii' \
+  || have chromium-headless-shell || optional+=(chromium-headless-shell)
 want fonts-noto-cjk
 want wrk wrk
 want npm npm
@@ -48,10 +54,12 @@ elif [ ! -x .venv/bin/python3 ] && externally_managed && ! python3 -c 'import en
   want python3-venv
 fi
 
-if [ ${#need[@]} -gt 0 ]; then
-  echo "install.sh: Debian packages: ${need[*]}"
+if [ ${#need[@]} -gt 0 ] || [ ${#optional[@]} -gt 0 ]; then
+  echo "install.sh: Debian packages: ${need[*]} ${optional[*]}"
   if ! have apt-get; then
-    echo "install.sh: no apt-get here; install those yourself (browser tests skip without Chromium)" >&2
+    if [ ${#need[@]} -gt 0 ]; then
+      echo "install.sh: no apt-get here; install those yourself (browser tests skip without Chromium)" >&2
+    fi
   else
     sudo=""
     if [ "$(id -u)" -ne 0 ]; then
@@ -66,8 +74,15 @@ if [ ${#need[@]} -gt 0 ]; then
       $sudo chmod +x "$policy"
       trap '$sudo rm -f "$policy"' EXIT
     fi
-    $sudo apt-get update -qq
-    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}"
+    if [ ${#need[@]} -gt 0 ]; then
+      $sudo apt-get update -qq
+      $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}"
+    fi
+    if [ ${#optional[@]} -gt 0 ]; then
+      { [ ${#need[@]} -gt 0 ] || $sudo apt-get update -qq; } &&
+        $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${optional[@]}" ||
+        echo "install.sh: could not install ${optional[*]}; the browser tests use chromium" >&2
+    fi
   fi
 fi
 

@@ -1,8 +1,9 @@
 """Shared fixtures: the Flask app and client, a live server, and a Playwright page.
 
-Browser fixtures drive the system Chromium (/usr/bin/chromium); `playwright install` is never
-needed. Every request to another origin is aborted and recorded, and console errors are
-collected, so a test can assert that the page stayed on its own origin and logged no errors.
+Browser fixtures drive the system's Chromium (its headless shell where it is installed,
+bench/chromium.py); `playwright install` is never needed. Every request to another origin is
+aborted and recorded, and console errors are collected, so a test can assert that the page stayed
+on its own origin and logged no errors.
 """
 from __future__ import annotations
 
@@ -38,7 +39,8 @@ from werkzeug.serving import make_server  # noqa: E402
 
 from app import create_app  # noqa: E402
 from bench import chromium  # noqa: E402
-from bench.chromium import CHROMIUM  # noqa: E402
+# The headless shell where it is installed (bench/chromium.py says why), else Chromium.
+CHROMIUM = chromium.for_tests()
 
 # Hypothesis times each example against a wall-clock deadline (200 ms by default); on a busy shared
 # machine a slow moment is not a bug, and it failed test_params' range properties at a load of 18.
