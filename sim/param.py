@@ -159,6 +159,8 @@ class Param:
     def check(self, value: Any, gettext: Gettext = _english) -> Any:
         """``value`` if it is allowed (ints as int, floats as float), else ParamError."""
         if self.kind == "int":
+            if type(value) is int and self._within(value):
+                return value    # the usual case first: the roofline's curves check ~10^5 values a page
             # Python and numpy integers, and floats that are whole (64.0); never bools.
             ok = isinstance(value, (int, float)) or hasattr(value, "__index__")
             if isinstance(value, bool) or not ok or (isinstance(value, float) and not value.is_integer()):
@@ -170,6 +172,8 @@ class Param:
                                  value=v)
             return v
         if self.kind == "float":
+            if type(value) is float and math.isfinite(value) and self._within(value):
+                return value
             try:
                 v = float(value)
             except (TypeError, ValueError):
