@@ -35,9 +35,9 @@ import json, sys, time
 import numpy as np
 from sim.ngram import load_models
 from sim.speculative import generate
-lang, tokens = sys.argv[1], int(sys.argv[2])
+lang, tokens, words = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])
 m = load_models(lang); t, d = m["trigram"], m["bigram"]
-ctx = t.encode(["the", "Queen"] if lang == "en" else ["我", "的"])
+ctx = t.encode(words)
 t.clear_caches(); d.clear_caches()
 c0 = time.process_time()
 run = generate(t, d, ctx, tokens, 4, np.random.default_rng(1))
@@ -47,7 +47,7 @@ print(json.dumps({"cpu": time.process_time() - c0, "tokens": run.tokens}))
 
 def context(model, lang):
     # The tubes' starting context (the language record's, or one sim.examples finds): any
-    # context the book has will do, the same for every loop timed.
+    # context the book has will do, the same for every loop timed (the checkout's too).
     return model.encode(list(examples.tubes_context(lang)))
 
 
@@ -80,7 +80,8 @@ def main(argv=None) -> int:
             timed("fast", fast, generate)
             timed("plain", plain, generate_steps)
             if args.checkout:
-                out = subprocess.run([sys.executable, "-c", CHILD, lang, str(args.tokens)],
+                out = subprocess.run([sys.executable, "-c", CHILD, lang, str(args.tokens),
+                                      json.dumps(list(examples.tubes_context(lang)))],
                                      cwd=args.checkout, capture_output=True, text=True, check=True,
                                      env={**os.environ, "PYTHONPATH": args.checkout})
                 got = json.loads(out.stdout)

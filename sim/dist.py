@@ -109,7 +109,9 @@ class Dist:
 
     Immutable in use (arrays are read-only); the total mass is normally 1."""
 
-    __slots__ = ("sup", "s", "val", "off", "_cum", "_on", "_arg", "_ov", "_tie")
+    # The kept pairs (q, a number) are two slots each, not a tuple: a long run makes thousands of
+    # distributions, and every tuple is one more object for the garbage collector to walk.
+    __slots__ = ("sup", "s", "val", "off", "_cum", "_on", "_arg", "_ov_q", "_ov", "_tie_q", "_tie")
 
     def __init__(self, sup: Support, s: float, val: np.ndarray):
         self.sup = sup
@@ -119,8 +121,8 @@ class Dist:
         self._cum = None
         self._on = None    # the mass on the list, as ``sample`` sums it
         self._arg = None   # ``argmax()``, kept: the loop asks it of the same distribution often
-        self._ov = None    # (q, Σ min(self, q)) for the last q asked (``overlap_with``)
-        self._tie = None   # (q, Σ min on the list) known beforehand for one q over the same list
+        self._ov_q = self._ov = None     # the last q asked and Σ min(self, q) (``overlap_with``)
+        self._tie_q = self._tie = None   # a q over the same list and Σ min on it, known beforehand
 
     @classmethod
     def unigram(cls, base: Base, s: float = 1.0) -> "Dist":
@@ -235,16 +237,15 @@ class Dist:
         table of them, ``sim.ngram``), for a q over the same list; ``overlap`` then adds the
         part off the list."""
         assert q.sup is self.sup
-        self._tie = (q, on_list)
+        self._tie_q, self._tie = q, on_list
 
     def overlap_with(self, q: "Dist") -> float:
         """``overlap(self, q)``, kept for the last q asked: the loop asks each of the target's
         distributions against the same draft's again and again."""
-        kept = self._ov
-        if kept is not None and kept[0] is q:
-            return kept[1]
+        if self._ov_q is q:
+            return self._ov
         ov = overlap(self, q)
-        self._ov = (q, ov)
+        self._ov_q, self._ov = q, ov
         return ov
 
     def top(self, k: int) -> list[tuple[int, float]]:
@@ -337,9 +338,8 @@ def overlap(p: Dist, q: Dist) -> float:
     """Σ_w min(p(w), q(w)) in O(|idx_p ∪ idx_q|), or O(1) where p knows its sum on the list
     against this q (``Dist.tie``)."""
     off = min(p.s, q.s)
-    tie = p._tie
-    if tie is not None and tie[0] is q:
-        return (off * (1.0 - p.sup.p1) if off else 0.0) + tie[1]
+    if p._tie_q is q:
+        return (off * (1.0 - p.sup.p1) if off else 0.0) + p._tie
     U, pu, qu = _union(p, q)
     return (off * (1.0 - U.p1) if off else 0.0) + _total(np.minimum(pu, qu))
 

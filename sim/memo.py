@@ -13,8 +13,9 @@ import threading
 from collections import OrderedDict
 from typing import Any, Callable, Hashable
 
-# Per entry: the OrderedDict's node and the key and size tuple.
+# Per entry: the OrderedDict's node and the sizes dict's entry.
 ENTRY_OVERHEAD = 200
+_MISS = object()
 
 
 class ByteMemo:
@@ -26,6 +27,9 @@ class ByteMemo:
         self.max_bytes = int(max_bytes)
         self._sizeof = sizeof
         self._d: OrderedDict = OrderedDict()
+        # Each value's size, beside it rather than in a (value, size) tuple: a tuple per entry is
+        # one more object for the garbage collector to walk, thousands of them in a long run.
+        self._sizes: dict = {}
         self.nbytes = 0
         self.misses = 0   # values computed (a test counts the work a request does)
         self._lock = threading.Lock()
@@ -35,29 +39,30 @@ class ByteMemo:
     def _make_call(self):
         # A closure over bound methods: the hit path is two dict operations and no attribute
         # look-ups (it runs for every token the models draw or score).
-        d = self._d
+        d, sizes = self._d, self._sizes
         get, move = d.get, d.move_to_end
         fn, sizeof, lock = self._fn, self._sizeof, self._lock
 
         def call(key):
-            hit = get(key)
-            if hit is not None:
+            hit = get(key, _MISS)
+            if hit is not _MISS:
                 try:
                     move(key)
                 except KeyError:   # evicted by another thread in between: still valid
                     pass
-                return hit[0]
+                return hit
             value = fn(key)
             size = sizeof(value) + ENTRY_OVERHEAD
             with lock:
                 self.misses += 1
                 if key in d:
-                    return d[key][0]
-                d[key] = (value, size)
+                    return d[key]
+                d[key] = value
+                sizes[key] = size
                 self.nbytes += size
                 while self.nbytes > self.max_bytes and len(d) > 1:
-                    _k, (_v, s) = d.popitem(last=False)
-                    self.nbytes -= s
+                    k, _v = d.popitem(last=False)
+                    self.nbytes -= sizes.pop(k)
             return value
         return call
 
@@ -67,6 +72,7 @@ class ByteMemo:
     def cache_clear(self) -> None:
         with self._lock:
             self._d.clear()
+            self._sizes.clear()
             self.nbytes = 0
             self.misses = 0
 
