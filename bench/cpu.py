@@ -13,6 +13,7 @@ each at its caps (views/sections/trees.py, sim/params.py). Budget tables are kep
 """
 from __future__ import annotations
 
+import argparse
 import random
 import statistics
 import sys
@@ -133,6 +134,9 @@ def class_mix(reps: int = 5, per: int = 60) -> None:
             for _ in range(per):
                 assert client.get(move(kind, rng), headers=gz).status_code == 200
             best[name] = min(best[name], (time.process_time() - t) / per * 1000)
+    t = time.process_time()
+    sum(range(10**7))   # how fast this machine is at the moment, to compare runs
+    print(f"reference: sum(range(10**7)) takes {time.process_time() - t:.2f} s of CPU here")
     print(f"CPU time per move of a student, ms (least of {reps} runs of {per} fresh requests)")
     for name, ms in best.items():
         print(f"{name:<8} {ms:6.2f}")
@@ -140,13 +144,18 @@ def class_mix(reps: int = 5, per: int = 60) -> None:
 
 
 def main(argv=None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    if "--class" in args:
+    parser = argparse.ArgumentParser(prog="python3 bench/cpu.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("n", nargs="?", type=int, default=7, help="repetitions per request (default 7)")
+    parser.add_argument("--tree", action="store_true", help="only the token-tree section's requests")
+    parser.add_argument("--class", dest="class_", action="store_true",
+                        help="the moves of bench/classroom.py's students instead")
+    args = parser.parse_args(argv)
+    if args.class_:
         class_mix()
         return 0
-    tree_only = "--tree" in args
-    args = [a for a in args if a != "--tree"]
-    n = int((args or ["7"])[0])
+    tree_only, n = args.tree, args.n
+    if n < 1:
+        parser.error("n must be at least 1")
     app = create_app({"TESTING": True, "RENDER_CACHE": False})
     client = app.test_client()
     requests = ([] if tree_only else REQUESTS) + TREE_REQUESTS
