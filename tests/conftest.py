@@ -35,7 +35,7 @@ for _hook in sys.meta_path:
 from flask import Flask  # noqa: E402
 from hypothesis import settings  # noqa: E402
 from jinja2 import BytecodeCache  # noqa: E402
-from werkzeug.serving import make_server  # noqa: E402
+from werkzeug.serving import WSGIRequestHandler, make_server  # noqa: E402
 
 from app import create_app  # noqa: E402
 from bench import chromium  # noqa: E402
@@ -172,11 +172,19 @@ def page_html(app):
     return get
 
 
+class _QuietHandler(WSGIRequestHandler):
+    """Errors are still logged; a line for every request (some 2 % of the browser tests' time, in
+    the logging module's locks) is not."""
+
+    def log_request(self, *args, **kwargs):
+        pass
+
+
 class LiveServer:
     """A WSGI app served on 127.0.0.1 at a free port, in a daemon thread."""
 
     def __init__(self, wsgi_app):
-        self.server = make_server("127.0.0.1", 0, wsgi_app, threaded=True)
+        self.server = make_server("127.0.0.1", 0, wsgi_app, threaded=True, request_handler=_QuietHandler)
         self.port = self.server.server_port
         self.url = f"http://127.0.0.1:{self.port}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
