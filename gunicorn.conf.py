@@ -83,9 +83,20 @@ def when_ready(server):
         for draft in P.DRAFTS:
             acceptance(lang, draft)
             budget_table(lang, draft, P.TREE_K.default, P.TREE_D.default)
+    _warm_app(server)
+    # Everything the master holds is now out of reach of CPython's cyclic collector (as Python's
+    # documentation advises before a fork): a worker's full collections walk only the objects it
+    # made since, not the app and the models (some 10^5 objects; a full collection of them took
+    # up to 75 ms on a 2-core machine, a pause for whichever request set it off), and they no
+    # longer write to the master's pages, which stay shared.
+    gc.collect()
+    gc.freeze()
+
+
+def _warm_app(server):
+    """The text store's line in the log, and the entry pages rendered into the render cache."""
     app = server.app.callable
     if app is None or not hasattr(app, "test_client"):
-        _freeze()
         return
     # The readers' texts' store, made now so its trouble (a folder that cannot be made, given
     # up for another) is in the log at start-up, and inherited by every worker.
@@ -105,14 +116,3 @@ def when_ready(server):
             for path in (f"/{lang}/specdec/", f"/embed/{lang}/specdec/"):
                 resp = client.get(path, headers=headers, base_url=f"http://{host}")
                 server.log.info("warmed http://%s%s: %s", host, path, resp.status_code)
-    _freeze()
-
-
-def _freeze():
-    """Move everything the master holds out of reach of CPython's cyclic collector (``gc.freeze``,
-    as Python's documentation advises before a fork): a worker's full collections then walk only
-    the objects made since, not the app and the models (some 10^5 objects; a full collection of
-    them took up to 75 ms on a 2-core machine, a pause for whichever request set it off), and
-    they no longer write to the master's pages, which stay shared."""
-    gc.collect()
-    gc.freeze()

@@ -116,6 +116,14 @@ def measure(client, url: str, n: int, cold: bool, before=None) -> list[float]:
     return out
 
 
+def print_reference() -> None:
+    """How fast this machine is at the moment, to scale the figures to another or compare two
+    runs: one pure-Python reference loop."""
+    t = time.process_time()
+    sum(range(10**7))
+    print(f"reference: sum(range(10**7)) takes {time.process_time() - t:.2f} s of CPU here")
+
+
 def class_mix(reps: int = 5, per: int = 60) -> None:
     """``--class``: what each move of bench/classroom.py's students costs, as the server meets it:
     fresh seeds and values every time, gzip asked for, the render cache on (every answer is a
@@ -134,9 +142,7 @@ def class_mix(reps: int = 5, per: int = 60) -> None:
             for _ in range(per):
                 assert client.get(move(kind, rng), headers=gz).status_code == 200
             best[name] = min(best[name], (time.process_time() - t) / per * 1000)
-    t = time.process_time()
-    sum(range(10**7))   # how fast this machine is at the moment, to compare runs
-    print(f"reference: sum(range(10**7)) takes {time.process_time() - t:.2f} s of CPU here")
+    print_reference()
     print(f"CPU time per move of a student, ms (least of {reps} runs of {per} fresh requests)")
     for name, ms in best.items():
         print(f"{name:<8} {ms:6.2f}")
@@ -161,10 +167,7 @@ def main(argv=None) -> int:
     requests = ([] if tree_only else REQUESTS) + TREE_REQUESTS
     for _label, url, *_ in requests:  # load models, choose the default contexts, compile templates
         client.get(url)
-    # How fast this machine is, to scale the figures to another: one pure-Python reference loop.
-    t = time.process_time()
-    sum(range(10**7))
-    print(f"reference: sum(range(10**7)) takes {time.process_time() - t:.2f} s of CPU here")
+    print_reference()
     print(f"CPU time per request, ms (median / max of {n}; cold = model caches cleared first)")
     print(f"{'request':<62} {'warm':>13} {'cold':>13}")
     for label, url, *before in requests:
