@@ -95,6 +95,7 @@ def when_ready(server):
 
 def _warm_app(server):
     """The text store's line in the log, and the entry pages rendered into the render cache."""
+    from corpus.text import LANGS
     app = server.app.callable
     if app is None or not hasattr(app, "test_client"):
         return
