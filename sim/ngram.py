@@ -18,6 +18,7 @@ The target of the bench is the trigram (reads the two tokens before), the usual 
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from functools import lru_cache
 from typing import Sequence
 
@@ -87,14 +88,18 @@ class _PairIndex:
     like the dict it replaces (``get``, iteration over the keys, ``len``) at 8 bytes a pair
     instead of ~100, and without the 0.2 s of building a dict of 600,000 pairs."""
 
-    __slots__ = ("keys",)
+    __slots__ = ("keys", "_items")
 
     def __init__(self, keys: np.ndarray):
         self.keys = keys            # sorted, unique (np.unique's output)
+        # The same numbers read as Python ints (a view, no copy): bisection on it costs half of
+        # a numpy search for one key, which pays a conversion of the key on every call.
+        self._items = memoryview(keys)
 
     def get(self, key: int, default=None):
-        i = int(self.keys.searchsorted(key))
-        return i if i < len(self.keys) and self.keys[i] == key else default
+        items = self._items
+        i = bisect_left(items, key)
+        return i if i < len(items) and items[i] == key else default
 
     def __iter__(self):
         return iter(self.keys.tolist())
@@ -144,6 +149,9 @@ class Counts:
         self.tri_pos = np.where(found, g - bi.start[b_of], -1)
         self.tri_general = set(np.unique(trow[~found]).tolist())
         self.tri_val, self.tri_val_start, self.tri_min = self._trigram_table(keys % V, trow)
+        # Beside the table, each row's off-list scale s = γ_ab·γ_b, the product
+        # ``NGramModel._trigram`` takes otherwise (the same two doubles multiplied: the same bits).
+        self.tri_s = tri.gamma * bi.gamma[keys % V] if self.tri_val is not None else None
         self._bigrams: dict[int, Dist] = {}
 
     def _trigram_table(self, b_rows: np.ndarray, trow: np.ndarray):
@@ -270,14 +278,14 @@ class NGramModel:
         k = c.pair_row.get(a * self.V + b) if a != UNK and b != UNK else None
         if k is None:
             return self._bigram(b)
+        if k not in c.tri_general and c.tri_val is not None:    # the book's: a slice of the table
+            p = Dist(c.support(b), float(c.tri_s[k]), c.tri_val[c.tri_val_start[k]:c.tri_val_start[k + 1]])
+            p.tie(c.bigram(b), float(c.tri_min[k]))
+            return p
         g = float(c.tri.gamma[k])
         lo, hi = c.tri.start[k], c.tri.start[k + 1]
         b_lo, b_hi = c.bi.start[b], c.bi.start[b + 1]
         s = g * float(c.bi.gamma[b])
-        if k not in c.tri_general and c.tri_val is not None:
-            p = Dist(c.support(b), s, c.tri_val[c.tri_val_start[k]:c.tri_val_start[k + 1]])
-            p.tie(c.bigram(b), float(c.tri_min[k]))
-            return p
         val = g * c.p2[b_lo:b_hi]
         if k not in c.tri_general:  # the usual case: whatever follows (a, b) also follows b
             val[c.tri_pos[lo:hi]] += c.tri_add[lo:hi]

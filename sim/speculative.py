@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from operator import length_hint
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -229,7 +229,7 @@ def verify(step: Step, rng: np.random.Generator) -> Step:
 class Run:
     context: tuple[int, ...]
     tokens: list[int]
-    steps: list[Step]
+    steps: Sequence[Step]     # a list, or a fast run's columns (``_Passes``)
     overlaps: list[float]       # Σ min(p, q) at each written position
     gamma: int
     # Greedy runs: whether arg-max q = arg-max p at each written position (None when sampling).
@@ -247,12 +247,13 @@ class Run:
         return self.overlaps
 
     def stats(self) -> dict:
-        passes = len(self.steps)
-        written = sum(len(s.written) for s in self.steps)
-        proposed = sum(len(s.proposals) for s in self.steps) if self.gamma else 0
+        n_checked, n_kept, n_written = _pass_counts(self.steps)
+        passes = len(n_checked)
+        written = sum(n_written)
+        proposed = sum(n_checked) if self.gamma else 0
         hist = [0] * (self.gamma + 1)
-        for s in self.steps:
-            hist[s.n_accepted] += 1
+        for n in n_kept:
+            hist[n] += 1
         # α over the positions the run returns (``tokens``; the last pass may write past them),
         # and only where the draft had a guess (the same definition for every draft).
         n = len(self.tokens)
@@ -263,7 +264,7 @@ class Run:
             "alpha": float(np.mean(chances)) if chances else None,
             # What α averages: "overlap" (Σ min(p, q), sampling) or "agreement" (greedy).
             "alpha_measure": "agreement" if self.agreements is not None else "overlap",
-            "acceptance_rate": (sum(s.n_accepted for s in self.steps) / proposed) if proposed else None,
+            "acceptance_rate": (sum(n_kept) / proposed) if proposed else None,
             "tokens_per_pass": written / passes if passes else None,
             "passes": passes,
             "accepted_hist": hist,
@@ -275,8 +276,8 @@ class Run:
         if n_tokens < 1:
             raise ValueError("n_tokens must be at least 1")
         written = 0
-        for k, step in enumerate(self.steps, 1):
-            written += len(step.written)
+        for k, n in enumerate(_pass_counts(self.steps)[2], 1):
+            written += n
             if written >= n_tokens:
                 break
         if written < n_tokens:
@@ -367,9 +368,84 @@ class _Uniforms:
             self.rng.random(used)
 
 
-def _suffix(tail: tuple[int, ...], k: int) -> tuple[int, ...]:
-    """The key a model of order k + 1 reads from the last two tokens (``NGramModel._key``)."""
-    return tail[-k:] if k else ()
+class _Passes(Sequence):
+    """A fast run's passes, kept as the columns the loop appends to (a number or a reference per
+    guess and per check, no object of their own), made into ``Step`` objects when first read. A
+    long run that is only counted never makes them: a 10,000-token run would make about 4,000
+    Steps, 7,000 Proposals and 12,000 lists, each one more object to allocate and for the
+    collector to walk. Reads like the list of Steps ``generate_steps`` returns."""
+
+    __slots__ = ("target", "gamma", "greedy", "rule", "ctx", "start", "overlaps", "at", "checked",
+                 "refused", "ends", "residuals", "guessed", "qs", "ps", "pxs", "qxs", "rs", "_steps")
+
+    def __init__(self, target, gamma, greedy, rule, ctx, start, overlaps):
+        self.target, self.gamma, self.greedy, self.rule = target, gamma, greedy, rule
+        self.ctx, self.start, self.overlaps = ctx, start, overlaps
+        self.at, self.checked, self.refused, self.ends, self.residuals = [], [], [], [], []
+        self.guessed, self.qs = [], []                              # γ per pass
+        self.ps, self.pxs, self.qxs, self.rs = [], [], [], []       # one per check
+        self._steps = None
+
+    def counts(self) -> tuple[list[int], list[int], list[int]]:
+        """Per pass: guesses checked, guesses kept, tokens written (``_pass_counts``)."""
+        return (self.checked, [n - r for n, r in zip(self.checked, self.refused)],
+                [n + (not r) for n, r in zip(self.checked, self.refused)])
+
+    def _made(self) -> list[Step]:
+        if self._steps is None:
+            self._steps = list(self._make())
+        return self._steps
+
+    def _make(self):
+        gamma, ctx, ov = self.gamma, self.ctx, self.overlaps
+        k = 0                                       # the first check of the pass
+        for i, (pos, n, refused, tok, res) in enumerate(
+                zip(self.at, self.checked, self.refused, self.ends, self.residuals)):
+            g = i * gamma
+            guesses, q_dists = self.guessed[g:g + gamma], self.qs[g:g + gamma]
+            w = pos - self.start                    # the pass's first written position
+            proposals = [Proposal(guesses[j], self.qxs[k + j], self.pxs[k + j], self.rs[k + j],
+                                  j < n - 1 or not refused, q_dists[j], self.ps[k + j], ov[w + j])
+                         for j in range(n)]
+            k += n
+            yield Step(tuple(ctx[max(pos - CONTEXT_KEPT, 0):pos]), gamma, self.greedy, self.rule,
+                       proposals, self.target, guesses, q_dists, res,
+                       tok if refused else None, None if refused else tok)
+
+    def __len__(self) -> int:
+        return len(self.at)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice) and not i.start and i.step in (None, 1) and i.stop is not None \
+                and 0 <= i.stop < len(self.at) and self._steps is None:
+            return self._head(i.stop)        # ``Run.head``: the first passes, still as columns
+        return self._made()[i]
+
+    def _head(self, k: int) -> "_Passes":
+        out = _Passes(self.target, self.gamma, self.greedy, self.rule, self.ctx, self.start,
+                      self.overlaps)
+        n = sum(self.checked[:k])
+        for name in ("at", "checked", "refused", "ends", "residuals"):
+            setattr(out, name, getattr(self, name)[:k])
+        for name in ("guessed", "qs"):
+            setattr(out, name, getattr(self, name)[:k * self.gamma])
+        for name in ("ps", "pxs", "qxs", "rs"):
+            setattr(out, name, getattr(self, name)[:n])
+        return out
+
+    def __iter__(self):
+        return iter(self._made())
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+
+def _pass_counts(steps: Sequence[Step]) -> tuple[list[int], list[int], list[int]]:
+    """Per pass: guesses checked, guesses kept, tokens written (a fast run's without its Steps)."""
+    if isinstance(steps, _Passes):
+        return steps.counts()
+    return ([len(s.proposals) for s in steps], [s.n_accepted for s in steps],
+            [len(s.written) for s in steps])
 
 
 def _generate_fast(target: NGramModel, draft: NGramModel, context: Sequence[int], n_tokens: int,
@@ -378,7 +454,8 @@ def _generate_fast(target: NGramModel, draft: NGramModel, context: Sequence[int]
     its per-call overheads: the uniforms come in blocks, distributions straight from the models'
     memos, the draft's drawn by bisection on lists (``sim.dist.Draws``), a guess's p and q from
     its place in the list the two models share (the draw finds it), the residual once per
-    context in a run, Σ min(p, q) and argmax once per distribution."""
+    context in a run, Σ min(p, q) and argmax once per distribution, and the trace kept as
+    columns (``_Passes``)."""
     t_get, d_get = target.sparse_memo.call, draft.sparse_memo.call
     kt, kd = target.order - 1, draft.order - 1
     p1 = target.base.p
@@ -386,8 +463,13 @@ def _generate_fast(target: NGramModel, draft: NGramModel, context: Sequence[int]
     ctx = list(context)
     start = len(ctx)
     end = start + n_tokens
-    steps, overlaps = [], []
+    overlaps = []
     agreements = [] if greedy else None
+    passes = _Passes(target, gamma, greedy, rule, ctx, start, overlaps)
+    at, checked, refusals, ends, residuals = (passes.at, passes.checked, passes.refused,
+                                              passes.ends, passes.residuals)
+    guessed, qs, ps, pxs, qxs, rs = (passes.guessed, passes.qs, passes.ps, passes.pxs, passes.qxs,
+                                     passes.rs)
     # By the last two tokens (which fix both models' contexts): the residual; by the draft's
     # context: its distribution made ready for drawing. (Σ min(p, q) is kept by p itself.)
     residual_at, draws_at = {}, {}
@@ -398,28 +480,22 @@ def _generate_fast(target: NGramModel, draft: NGramModel, context: Sequence[int]
     def p_at(tail):
         p = target_at.get(tail)
         if p is None:
-            p = target_at[tail] = t_get(_suffix(tail, kt))
+            p = target_at[tail] = t_get(tail[-kt:] if kt else ())
         return p
 
+    # Per guess of the pass under way: the last two tokens before it, and its place in the
+    # draft's list with its q (filled in place: no list per pass).
+    tails, places, q_at = [()] * (gamma + 1), [0] * gamma, [0.0] * gamma
     uniform = (_Uniforms(rng, min(1024, 2 + n_tokens * (gamma + 2)))
                if hasattr(rng, "bit_generator") else rng.random)
     try:
         while len(ctx) < end:
             tail = tuple(ctx[-2:])
-            if gamma == 0:
-                p = p_at(tail)
-                tok = p.argmax() if greedy else p.sample(uniform())
-                steps.append(Step(tuple(ctx[-CONTEXT_KEPT:]), 0, greedy, rule, [], target, bonus=tok))
-                q = d_get(_suffix(tail, kd))
-                overlaps.append(p.overlap_with(q))
-                if greedy:
-                    agreements.append(p.argmax() == q.argmax())
-                ctx.append(tok)
-                continue
-            tails, guesses, q_dists, places = [], [], [], []
-            for _ in range(gamma):                  # the draft, γ times
-                tails.append(tail)
-                dk = _suffix(tail, kd)
+            at.append(len(ctx))
+            g0 = len(guessed)
+            for i in range(gamma):                  # the draft, γ times
+                tails[i] = tail
+                dk = tail[-kd:] if kd else ()
                 if greedy:
                     q = d_get(dk)
                     x = q.argmax()
@@ -430,25 +506,24 @@ def _generate_fast(target: NGramModel, draft: NGramModel, context: Sequence[int]
                     if dr is None:
                         q = draws_at[dk] = d_get(dk)
                         x, j = q.draw(uniform())
-                        qx = float(q.val[j]) if j >= 0 else None
+                        q_at[i] = float(q.val[j]) if j >= 0 else None
                     else:
                         if dr.__class__ is not Draws:
                             dr = draws_at[dk] = Draws(dr)
                         q = dr.dist
                         x, j = dr(uniform())
-                        qx = dr.val[j] if j >= 0 else None
-                    places.append((j, qx))
-                guesses.append(x)
-                q_dists.append(q)
-                tail = tail[-1:] + (x,)
-            tails.append(tail)                      # the bonus position
-            step = Step(tuple(ctx[-CONTEXT_KEPT:]), gamma, greedy, rule, [], target, guesses, q_dists)
-            proposals = step.proposals
+                        q_at[i] = dr.val[j] if j >= 0 else None
+                    places[i] = j
+                guessed.append(x)
+                qs.append(q)
+                tail = (tail[-1], x) if tail else (x,)
+            tails[gamma] = tail                     # the bonus position
+            refused = False
             for i in range(gamma):                  # the target's one pass, checked in order
-                x, q, tail = guesses[i], q_dists[i], tails[i]
+                x, q, tail = guessed[g0 + i], qs[g0 + i], tails[i]
                 p = target_at.get(tail) or p_at(tail)
                 if not greedy and p.sup is q.sup:
-                    j, qx = places[i]
+                    j, qx = places[i], q_at[i]
                     if j >= 0:
                         px = float(p.val[j])
                     else:
@@ -461,41 +536,44 @@ def _generate_fast(target: NGramModel, draft: NGramModel, context: Sequence[int]
                 else:
                     r = uniform()
                     accepted = keep_all or r < px / qx
-                ov = p.overlap_with(q)
-                proposals.append(Proposal(x, qx, px, r, accepted, q, p, ov))
-                overlaps.append(ov)
+                ps.append(p); pxs.append(px); qxs.append(qx); rs.append(r)
+                overlaps.append(p.overlap_with(q))
                 if greedy:
                     agreements.append(q.argmax() == p.argmax())
                 if not accepted:
+                    res = None
                     if greedy:
                         tok = p.argmax()
                     elif exact:
                         res = residual_at.get(tail)
                         if res is None:
                             res = residual_at[tail] = residual(p, q)
-                        step.residual = res
                         tok = res.sample(uniform())
                     else:
                         tok = p.sample(uniform())
-                    step.replacement = tok
-                    ctx += guesses[:i]
+                    ctx += guessed[g0:g0 + i]
+                    checked.append(i + 1)
+                    refused = True
                     break
             else:                                   # every guess kept: the bonus
                 tail = tails[gamma]
                 p = p_at(tail)
                 tok = p.argmax() if greedy else p.sample(uniform())
-                step.bonus = tok
-                q = d_get(_suffix(tail, kd))
+                q = d_get(tail[-kd:] if kd else ())
                 overlaps.append(p.overlap_with(q))
                 if greedy:
                     agreements.append(p.argmax() == q.argmax())
-                ctx += guesses
+                ctx += guessed[g0:]
+                checked.append(gamma)
+                res = None
+            refusals.append(refused)
+            ends.append(tok)
+            residuals.append(res)
             ctx.append(tok)
-            steps.append(step)
     finally:
         if isinstance(uniform, _Uniforms):
             uniform.close()
-    return Run(tuple(context), ctx[start:end], steps, overlaps, gamma, agreements)
+    return Run(tuple(context), ctx[start:end], passes, overlaps, gamma, agreements)
 
 
 def write(step: Step, ctx: list[int], overlaps: list[float], target: NGramModel, draft: NGramModel,

@@ -10,7 +10,7 @@ import sim.ngram as ngram
 from sim import usertext
 from sim.dist import Draws, overlap, residual
 from sim.ngram import load_models, models_from_counts
-from sim.speculative import RULES, _Uniforms, generate, generate_steps
+from sim.speculative import RULES, _Passes, _Uniforms, generate, generate_steps
 
 # One worker runs the whole file (pytest-xdist's loadgroup), so the reference models (the slow
 # path, built without the trigram table) are built once, not once on each worker.
@@ -151,3 +151,23 @@ def test_uniforms_in_blocks_are_the_single_draws_and_leave_the_generator_as_they
         u.close()
         assert got == [b.random() for _ in range(used)]
         assert a.random() == b.random()
+
+
+def test_a_fast_runs_passes_are_counted_without_making_steps_and_read_as_the_plain_loops(reference):
+    fast, ref = load_models("en"), reference["en"]
+    t = fast["trigram"]
+    for rule in RULES:
+        a = generate(t, fast["bigram"], [7, 11], 300, 4, np.random.default_rng(5), rule=rule)
+        b = generate_steps(ref["trigram"], ref["bigram"], [7, 11], 300, 4, np.random.default_rng(5),
+                           rule=rule)
+        assert isinstance(a.steps, _Passes)
+        # The statistics and a head of the run come from the columns: no Step is made for them.
+        assert a.stats() == b.stats()
+        assert a.head(120).to_json(t.vocab) == b.head(120).to_json(t.vocab)
+        assert a.steps._steps is None
+        assert len(a.steps) == len(b.steps)
+        # Read, they are the plain loop's Steps, pass by pass, the first and the last by index.
+        assert [s.to_json(t.vocab) for s in a.steps] == [s.to_json(t.vocab) for s in b.steps]
+        assert a.steps[-1].written == b.steps[-1].written
+        assert a.steps[0].context == b.steps[0].context == (7, 11)
+        assert a.steps == list(a.steps) and a.steps != list(a.steps)[1:]
