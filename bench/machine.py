@@ -8,7 +8,8 @@ animation frame's interval (requestAnimationFrame timestamps) and the long tasks
 Software WebGL draws every pixel on the CPU, so these are a slow machine's figures, and on a
 shared machine they move with its load (printed beside them).
 
-Also the cost of one frame drawn on its own (FRAME_COST), and the CPU time the browser's processes
+Also the cost of one frame drawn on its own (FRAME_COST), the page's own thread's share of each
+frame of a pass played at 60 frames a second (MAIN_THREAD), and the CPU time the browser's processes
 spend (from /proc): the load of a shared machine stretches wall-clock times, not CPU time.
 
 Usage: python3 bench/machine.py [--lang en] [--width 1280 --width 390] [--rounds 1]
@@ -50,6 +51,23 @@ FRAME_COST = """async () => {
     await new Promise((ok) => setTimeout(ok, 0));
   }
   return times.slice(1);
+}"""
+
+# What a frame costs the page's own thread, apart from rasterizing (which a GPU does, and which
+# SwiftShader does in the GPU process): pass 2 played at 60 frames a second's steps, one frame per
+# animation frame, each pose and draw call timed (the slip's and the tape's repaints included).
+# At 60 frames a second a frame has 16.7 ms.
+MAIN_THREAD = """async () => {
+  const v = document.querySelector('.machine').machine.view, times = [];
+  v.pass = 2; v.f = 0;
+  for (let k = 0; k < 192; k++) {
+    await new Promise((ok) => requestAnimationFrame(ok));
+    const t0 = performance.now();
+    v.playing = true; v.advance(1 / 60); v.draw();
+    times.push(performance.now() - t0);
+  }
+  v.playing = false;
+  return times;
 }"""
 
 FRAMES_INIT = """window.__frames = []; (function f(t) { window.__frames.push(t); requestAnimationFrame(f); })(0);"""
@@ -124,6 +142,8 @@ def measure(browser, base, lang, width, reduced):
     cpu = tree_cpu()
     out["frame_cost_ms"] = summary(page.evaluate(FRAME_COST))
     out["frame_cost_browser_cpu_ms"] = round((tree_cpu() - cpu) / 60 * 1000, 1)
+    times = page.evaluate(MAIN_THREAD)
+    out["main_thread_ms"] = summary(times) | {"over_16_7": sum(t > 1000 / 60 for t in times)}
     ctx.close()
     return out
 
@@ -131,13 +151,14 @@ def measure(browser, base, lang, width, reduced):
 def line(r):
     """One run in a line: what bench3d.md's table records."""
     w = r["with_machine"]
-    p = w["playing"]
+    p, mt = w["playing"], w["main_thread_ms"]
     fi = p["frame_interval_ms"] or {}
     return (f"{r['lang']} {r['width']} px  load {r['load_average']:.1f}-{r['load_average_after']:.1f}  "
             f"buffer {w['drawing_buffer'][0]}x{w['drawing_buffer'][1]}  calls {w['draw_calls']}  "
             f"frame drawn cpu {w['frame_cost_browser_cpu_ms']} ms  playing {p['frames_per_s']} fps  "
             f"interval p50/p90/p95/p99 {fi.get('median')}/{fi.get('p90')}/{fi.get('p95')}/{fi.get('p99')} ms  "
-            f"long tasks {p['tasks_over_50ms']} (max {p['longest_task_ms']} ms)  cpu/frame {p['browser_cpu_ms_per_frame']} ms")
+            f"long tasks {p['tasks_over_50ms']} (max {p['longest_task_ms']} ms)  cpu/frame {p['browser_cpu_ms_per_frame']} ms  "
+            f"main thread p50/p99/max {mt['median']}/{mt['p99']}/{mt['max']} ms ({mt['over_16_7']} of {mt['n']} over 16.7)")
 
 
 def main():
