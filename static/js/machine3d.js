@@ -411,8 +411,10 @@ export async function create(opts = {}, pause = async () => {}) {
     const cols = gamma + 1, rows = Math.min(batch, MAX_ROWS);
     reader.cols = cols; reader.rows = rows;
     const lw = Math.min(0.16, (READER.w - 0.2) / cols * 0.6), gap = (READER.w - 0.2) / cols;
-    const rgap = (READER.d - 0.1) / rows, rd = Math.min(0.5, rgap * 0.6);
-    const geo = new THREE.BoxGeometry(lw, 0.06, rd);
+    // Rows of streams with a clear gap between them, and lanes flat enough that their sides do
+    // not close it, seen from above at a slant.
+    const rgap = (READER.d - 0.1) / rows, rd = Math.min(0.5, rgap * 0.45);
+    const geo = new THREE.BoxGeometry(lw, 0.025, rd);
     // The lanes this pass works out (one per position, a row per stream), one instanced draw; and
     // dark lanes beyond them: the positions a longer pass would work out.
     const lanes = new THREE.InstancedMesh(geo, M.lane, cols * rows);
