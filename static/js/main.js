@@ -215,7 +215,7 @@ function backToAnchor() {
 // ([data-sets], on the element or a group of them). Locked: every setting stays in view but cannot
 // be moved; hidden: the settings are not shown at all (plate.css), and locked too. The state itself
 // refuses changes on such a page (state.js), so keys cannot move it either. What only plays the run
-// the link set stays free: Step, Back, Play, Reset, the bench's time within a pass, the
+// the link set stays free: Step, Back, Play, Reset, the sweep's pause, the bench's time within a pass, the
 // predict-first questions, the tabs and folds that show more of the same section.
 // Paused: nothing moves by itself until the reader starts that interactive (a click or a key in it).
 const SETTINGS = "[data-param], [data-sets], [data-sets] :is(button, input, select, textarea)";

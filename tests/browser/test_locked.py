@@ -2,7 +2,7 @@
 section in both languages: every setting a reader could change (a control of the state, a button
 that adds a round, draws again, applies a preset or a value, the lab's text and file) is disabled
 when locked and out of sight when hidden; keys move nothing; what only plays the run the link set
-(Step, Back, Play, Reset, Next refusal, the bench's time within a pass), the predict-first
+(Step, Back, Play, Reset, Next refusal, the sweep's pause, the bench's time within a pass), the predict-first
 questions and the tabs and folds that show more of a section stay free."""
 from urllib.parse import parse_qsl, urlsplit
 
@@ -15,7 +15,7 @@ pytestmark = pytest.mark.browser
 # As main.js marks them: a control of the state, or anything marked as changing what a section shows.
 SETTINGS = "[data-param], [data-sets], [data-sets] :is(button, input, select, textarea)"
 # What stays free on a locked page (main.js says why).
-FREE = ("[data-act=step], [data-act=play], [data-act=back], [data-act=reset], [data-act=next-refusal], "
+FREE = ("[data-act=step], [data-act=play], [data-act=back], [data-act=reset], [data-act=next-refusal], [data-act=sweep], "
         "[data-machine-time], [role=tab]")
 
 EVERY_CONTROL = """([settings, free]) => {

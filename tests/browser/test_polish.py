@@ -206,6 +206,49 @@ def test_space_pauses_and_r_resets_the_sweep_in_section_1(page, live_url):
     assert page.console_errors == []
 
 
+@pytest.mark.parametrize("lang, pause, play", [("en", "Pause", "Play"), ("zh", "暂停", "播放")])
+def test_the_sweep_has_a_button_that_stops_it_and_rests_off_screen(page, live_url, lang, pause, play):
+    """The band would move forever on its own: a visible button stops and restarts it (not only
+    Space in a focused widget), and it does not run while the figure is off screen."""
+    _load(page, f"{live_url}/{lang}/specdec/")
+    btn = page.locator("#onebyone [data-act=sweep]")
+    state = lambda: page.locator("#onebyone .rf-sweep").evaluate("e => getComputedStyle(e).animationPlayState")  # noqa: E731
+    page.evaluate("() => document.getElementById('onebyone').scrollIntoView({block: 'start', behavior: 'instant'})")
+    page.wait_for_function("() => getComputedStyle(document.querySelector('#onebyone .rf-sweep')).animationPlayState === 'running'")
+    assert btn.is_visible() and btn.inner_text() == pause
+    btn.click()
+    assert state() == "paused" and btn.inner_text() == play
+    btn.click()
+    assert state() == "running" and btn.inner_text() == pause
+    page.evaluate("() => document.getElementById('lab').scrollIntoView({block: 'start', behavior: 'instant'})")
+    page.wait_for_function("() => getComputedStyle(document.querySelector('#onebyone .rf-sweep')).animationPlayState === 'paused'")
+    assert btn.inner_text() == pause       # resting is not the reader's pause: back in view, it runs
+    page.evaluate("() => document.getElementById('onebyone').scrollIntoView({block: 'start', behavior: 'instant'})")
+    page.wait_for_function("() => getComputedStyle(document.querySelector('#onebyone .rf-sweep')).animationPlayState === 'running'")
+    assert page.console_errors == []
+
+
+def test_on_a_page_set_to_start_paused_the_sweep_button_starts_it(page, live_url):
+    _load(page, f"{live_url}/embed/en/specdec/onebyone/?paused=1")
+    btn = page.locator("#onebyone [data-act=sweep]")
+    state = lambda: page.locator("#onebyone .rf-sweep").evaluate("e => getComputedStyle(e).animationPlayState")  # noqa: E731
+    assert state() == "paused" and btn.inner_text() == "Play"
+    btn.click()                            # one click starts it (not: starts, then pauses)
+    assert state() == "running" and btn.inner_text() == "Pause"
+    btn.click()
+    assert state() == "paused" and btn.inner_text() == "Play"
+    assert page.console_errors == []
+
+
+def test_reduced_motion_shows_no_sweep_button(browser, live_url):
+    ctx = browser.new_context(reduced_motion="reduce")
+    page = ctx.new_page()
+    page.goto(f"{live_url}/embed/en/specdec/onebyone/")
+    page.wait_for_selector("html[data-ready='1']", state="attached")
+    assert not page.locator("#onebyone [data-act=sweep]").is_visible()
+    ctx.close()
+
+
 def test_every_figure_says_what_to_look_at(client):
     """Each figure on the plate carries a sentence (not just a title) telling the reader what to see."""
     html = client.get("/en/specdec/").get_data(as_text=True)

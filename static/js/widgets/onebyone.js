@@ -24,10 +24,24 @@ export function mount(el, ctx) {
   let n = 0;
   const show = () => { if (out) out.textContent = ctx.t("tokens_written", { n: num(n) }); };
   sweep.addEventListener("animationiteration", () => { n += 1; show(); });
+  // The band moves on its own and would forever: a button stops it (and Space in the focused
+  // widget), and it rests while the figure is off screen, where it only costs CPU.
+  // On a page a teacher set to start paused, it waits for the reader's first click or key in
+  // the widget (main.js), which that same click or key then starts.
+  const btn = el.querySelector("[data-act=sweep]");
+  let moving = !(document.documentElement.dataset.paused === "1" && !el.dataset.started);
+  const label = () => { if (btn) btn.textContent = ctx.t(moving ? "pause" : "play"); };
   const toggle = () => {
-    el.classList.toggle("is-paused");
-    el.dataset.paused = el.classList.contains("is-paused") ? "1" : "0";
+    moving = !moving;
+    el.classList.toggle("is-paused", !moving);
+    el.dataset.paused = moving ? "0" : "1";
+    label();
   };
+  if (btn) { label(); btn.hidden = false; btn.addEventListener("click", toggle); }
+  if ("IntersectionObserver" in window) {
+    new IntersectionObserver(([e]) => el.classList.toggle("is-away", !e.isIntersecting))
+      .observe(sweep.ownerSVGElement || sweep);
+  }
   const reset = () => {
     n = 0;
     show();
