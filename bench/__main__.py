@@ -26,8 +26,7 @@ from sim.speculative import generate
 
 def best_of(repeat: int, fn, setup=None) -> float:
     """The fastest of ``repeat`` runs, in seconds of this process's CPU time (the least disturbed
-    by the rest of a shared machine, as the guide asks of a benchmark); ``setup`` runs before
-    each, untimed."""
+    by the rest of a shared machine); ``setup`` runs before each, untimed."""
     times = []
     for _ in range(repeat):
         if setup is not None:
